@@ -1,0 +1,4 @@
+export * from './money.js';
+export * from './items.js';
+export * from './dates.js';
+export * from './signing.js';

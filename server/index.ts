@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './gateway/index.js';
+export type * from './orders/types.js';
+export type * from './orders/store.js';
+export { ORDER_STATES } from './orders/types.js';
