@@ -1,0 +1,95 @@
+/**
+ * The one redacting logger. Everything the kit logs passes through `redact`, which removes card
+ * number, CVV, expiry and secrets by field name and masks anything that looks like a card number
+ * in free text. The logger interface is pino-compatible, so a shop can pass its pino instance.
+ */
+
+export interface Logger {
+  debug(obj: Record<string, unknown>, msg?: string): void;
+  info(obj: Record<string, unknown>, msg?: string): void;
+  warn(obj: Record<string, unknown>, msg?: string): void;
+  error(obj: Record<string, unknown>, msg?: string): void;
+}
+
+const SECRET_FIELDS = new Set([
+  'card', 'card_number', 'cardnumber', 'cardno', 'pan', 'number',
+  'security_code', 'cvv', 'cvc', 'cvv2', 'cardsecuritycode',
+  'expiration_month', 'expiration_year', 'expiry', 'exp_month', 'exp_year', 'cardexpiremonth', 'cardexpireyear',
+  'sign_key', 'signkey', 'signkeys', 'verifykeys', 'password', 'secret', 'authorization', 'cookie',
+]);
+/** Masked card numbers the gateway returns are safe to keep under these names. */
+const MASKED_CARD_RE = /^\d{4,6}\*{2,}\d{4}$/;
+const DIGIT_RUN_RE = /\d(?:[ -]?\d){12,18}/g;
+
+function luhnValid(digits: string): boolean {
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+/** Masks every run of 13–19 digits (spaces or dashes allowed) that passes the Luhn check. */
+export function maskCardNumbers(text: string): string {
+  return text.replace(DIGIT_RUN_RE, (run) => {
+    const digits = run.replace(/[ -]/g, '');
+    return luhnValid(digits) ? '[REDACTED CARD]' : run;
+  });
+}
+
+/** A deep copy with secrets removed; safe to log, throw or store. */
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 12) return '[TOO DEEP]';
+  if (typeof value === 'string') return maskCardNumbers(value);
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  if (value instanceof URLSearchParams) return redact(Object.fromEntries(value), depth + 1);
+  if (value instanceof Error) {
+    return { name: value.name, message: maskCardNumbers(value.message), ...(redact({ ...value }, depth + 1) as object) };
+  }
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+      const lower = key.toLowerCase();
+      if (SECRET_FIELDS.has(lower)) {
+        out[key] = typeof v === 'string' && MASKED_CARD_RE.test(v) ? v : v === undefined || v === '' ? v : '[REDACTED]';
+      } else {
+        out[key] = redact(v, depth + 1);
+      }
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Wraps any pino-compatible logger so every object passes through `redact` first. */
+export function redactingLogger(inner: Logger): Logger {
+  const wrap =
+    (level: keyof Logger) =>
+    (obj: Record<string, unknown>, msg?: string): void => {
+      inner[level](redact(obj) as Record<string, unknown>, msg === undefined ? undefined : maskCardNumbers(msg));
+    };
+  return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
+}
+
+/** Logs nothing. The default, so the kit is silent unless the shop passes a logger. */
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** JSON lines on stderr at or above `level`, redacted. Used by the demo store and the sandbox. */
+export function consoleLogger(level: keyof Logger = 'info'): Logger {
+  const order: (keyof Logger)[] = ['debug', 'info', 'warn', 'error'];
+  const min = order.indexOf(level);
+  const write =
+    (lvl: keyof Logger) =>
+    (obj: Record<string, unknown>, msg?: string): void => {
+      if (order.indexOf(lvl) < min) return;
+      process.stderr.write(`${JSON.stringify({ level: lvl, time: new Date().toISOString(), msg, ...obj })}\n`);
+    };
+  return redactingLogger({ debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') });
+}
