@@ -1,0 +1,113 @@
+/**
+ * Pure helpers of the reconcile engine: comparing a fact with the order, taking the gateway's
+ * answer over a claim, and building the card-free events the engine writes.
+ */
+import type { PaymentOutcome } from '../gateway/codes.js';
+import type { Logger } from '../logging.js';
+import type { GatewayOrderFact, PaymentFact } from './engine-types.js';
+import { MASKED_CARD_RE, cardFree } from './fact-schema.js';
+import type { FactSource, NewEvent, Order, OrderState } from './types.js';
+
+/** Outcomes that move money or end the payment: confirmed with the gateway when asked. */
+export const CONFIRMABLE_OUTCOMES: ReadonlySet<PaymentOutcome> = new Set<PaymentOutcome>([
+  'approved', 'authorized', 'declined', 'failed', 'cancelled', 'expired', 'refunded', 'partially_refunded', 'chargeback',
+]);
+
+const DEFAULT_ACTOR: Record<FactSource, string | null> = {
+  pay: 'gateway',
+  notify: 'gateway',
+  sweeper: 'sweeper',
+  return: 'shopper',
+  cancel: 'shopper',
+  admin: null,
+  api: null,
+};
+
+/** What does not match between the fact and the order, or null when everything given matches. */
+export function mismatchOf(order: Order, fact: PaymentFact): string | null {
+  const problems: string[] = [];
+  if (fact.orderNo !== undefined && fact.orderNo !== order.orderNo) problems.push('order number');
+  if (fact.currency !== undefined && fact.currency !== order.currency) problems.push('currency');
+  if (fact.amount !== undefined && fact.amount !== order.amount) problems.push('amount');
+  if (problems.length === 0) return null;
+  const claimed = `${fact.amount ?? order.amount} ${fact.currency ?? order.currency}`;
+  return (
+    `The ${fact.source === 'notify' ? 'notification' : fact.source} reported a different ${problems.join(' and ')} ` +
+    `(${claimed} for order ${fact.orderNo ?? order.orderNo}; the order is ${order.amount} ${order.currency}). ` +
+    'Not applied: check the payment in the gateway portal.'
+  );
+}
+
+/** The claim with the gateway's answer in place of every payment detail. */
+export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact): PaymentFact {
+  const sameOutcome = answer.outcome === fact.outcome;
+  const masked = answer.maskedCard != null && MASKED_CARD_RE.test(answer.maskedCard) ? answer.maskedCard : fact.maskedCard;
+  return {
+    ...fact,
+    orderNo: answer.orderNo,
+    outcome: answer.outcome,
+    amount: answer.amount,
+    currency: answer.currency,
+    transactionId: answer.transactionId ?? fact.transactionId ?? null,
+    maskedCard: masked ?? null,
+    refundedAmount: answer.refundedAmount ?? (sameOutcome ? fact.refundedAmount : undefined),
+    capturedAmount: sameOutcome ? fact.capturedAmount : undefined,
+  };
+}
+
+/** A fact built from the gateway's answer about one order (sweeper, confirm). */
+export function factFromAnswer(orderId: string, answer: GatewayOrderFact, source: FactSource, actor?: string): PaymentFact {
+  return {
+    orderId,
+    orderNo: answer.orderNo,
+    source,
+    actor,
+    outcome: answer.outcome,
+    amount: answer.amount,
+    currency: answer.currency,
+    transactionId: answer.transactionId,
+    // A port that passes anything but a masked card loses it here rather than failing the fact.
+    maskedCard: answer.maskedCard != null && MASKED_CARD_RE.test(answer.maskedCard) ? answer.maskedCard : undefined,
+    refundedAmount: answer.refundedAmount,
+    data: { confirmedBy: 'query' },
+  };
+}
+
+export interface EventContext {
+  type: string;
+  fact: PaymentFact;
+  order: Order;
+  to?: OrderState | null;
+  /** The engine asked the gateway; `claimed` is what the caller said before. */
+  confirmed?: { claimed: PaymentOutcome };
+  reason?: string;
+  dedupeKey?: string | null;
+}
+
+/** A card-free event describing what the engine did with a fact. */
+export function factEvent(ctx: EventContext, logger: Logger): NewEvent {
+  const { fact } = ctx;
+  const facts: Record<string, unknown> = {
+    outcome: fact.outcome,
+    transactionId: fact.transactionId ?? undefined,
+    amount: fact.amount,
+    currency: fact.currency,
+    maskedCard: fact.maskedCard ?? undefined,
+    refundedAmount: fact.refundedAmount,
+    capturedAmount: fact.capturedAmount,
+    confirmed: ctx.confirmed === undefined ? undefined : true,
+    claimedOutcome: ctx.confirmed?.claimed,
+    reason: ctx.reason,
+  };
+  // The caller's details first; what the engine knows wins where both name a field.
+  const details = { ...fact.data, ...Object.fromEntries(Object.entries(facts).filter(([, v]) => v !== undefined)) };
+  return {
+    type: ctx.type,
+    source: fact.source,
+    fromState: ctx.order.state,
+    toState: ctx.to ?? null,
+    dedupeKey: ctx.dedupeKey === undefined ? (fact.dedupeKey ?? null) : ctx.dedupeKey,
+    actor: fact.actor ?? DEFAULT_ACTOR[fact.source],
+    data: cardFree(details, logger),
+  };
+}

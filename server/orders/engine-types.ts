@@ -1,0 +1,129 @@
+/**
+ * Types of the reconcile engine: the facts it accepts, what it answers, the shop's hooks and
+ * the one gateway capability it needs (query by order number).
+ */
+import type { PaymentOutcome } from '../gateway/codes.js';
+import type { Logger } from '../logging.js';
+import type { AppendResult, OrderStore } from './store.js';
+import type { FactSource, NewEvent, Order, OrderEvent, OrderState } from './types.js';
+
+/** What the gateway's query operation says about one order. Amounts in minor units. */
+export interface GatewayOrderFact {
+  orderNo: string;
+  transactionId: string | null;
+  outcome: PaymentOutcome;
+  amount: number;
+  currency: string;
+  maskedCard?: string | null;
+  refundedAmount?: number;
+}
+
+/** The engine's view of the gateway. Implementations chunk to the gateway's limit of 100. */
+export interface GatewayPort {
+  /** Answers only for the orders the gateway knows; an absent key means "not known". */
+  queryOrders(orderNos: string[]): Promise<Map<string, GatewayOrderFact>>;
+}
+
+/** One claim about a payment, from any entry point. */
+export interface PaymentFact {
+  /** At least one of orderId, orderNo, transactionId; tried in that order. */
+  orderId?: string;
+  orderNo?: string;
+  transactionId?: string | null;
+  source: FactSource;
+  outcome: PaymentOutcome;
+  /** When given, checked against the order: a mismatch is recorded and never applied. */
+  amount?: number;
+  currency?: string;
+  /** Masked only (e.g. 424242******4242); a full card number is refused. */
+  maskedCard?: string | null;
+  /** Cumulative minor units refunded. */
+  refundedAmount?: number;
+  capturedAmount?: number;
+  /** Same key twice for one order → `duplicate` (e.g. a notification's dedupe key). */
+  dedupeKey?: string;
+  actor?: string;
+  /** Card-free details kept on the event. */
+  data?: Record<string, unknown>;
+  /** Ask the gateway before applying an outcome that moves money or ends the payment. */
+  confirm?: boolean;
+}
+
+export type ApplyStatus = 'applied' | 'duplicate' | 'noop' | 'mismatch' | 'rejected' | 'not_found' | 'busy';
+
+export interface ApplyResult {
+  status: ApplyStatus;
+  /** The order after the call; null only for `not_found`. */
+  order: Order | null;
+  /** The event written by this call, if any. */
+  event?: OrderEvent;
+  /** Why nothing was applied (noop, rejected, mismatch, busy…). */
+  reason?: string;
+  /**
+   * True when confirmation was asked for and the gateway did not know the order: nothing was
+   * applied and the dedupe key was not recorded, so a retried notification is applied later.
+   */
+  unconfirmed?: boolean;
+}
+
+export interface ApplyOptions {
+  /**
+   * The caller already holds (or wants) the order's lease under this owner, as the sweeper
+   * does after `claimDue`: the engine renews it and leaves releasing it to the caller.
+   */
+  leaseOwner?: string;
+}
+
+export interface TransitionInfo {
+  from: OrderState;
+  to: OrderState;
+  source: FactSource;
+}
+
+export interface RefundInfo extends TransitionInfo {
+  /** Cumulative minor units refunded. */
+  refundedAmount: number;
+}
+
+export type OrderHook<I = TransitionInfo> = (order: Order, info: I) => void | Promise<void>;
+
+/** The shop's reactions. Each is called once per transition, after it is stored. */
+export interface OrderHooks {
+  onTransition?: OrderHook;
+  onPaid?: OrderHook;
+  onAuthorized?: OrderHook;
+  /** declined or failed. */
+  onFailed?: OrderHook;
+  onCancelled?: OrderHook;
+  onExpired?: OrderHook;
+  /** partially_refunded (more refunded) or refunded. */
+  onRefunded?: OrderHook<RefundInfo>;
+  onChargeback?: OrderHook;
+  onInReview?: OrderHook;
+  onRequiresAction?: OrderHook;
+  /** Whenever the order's attention text gains a new reason. */
+  onAttention?: (order: Order, reason: string) => void | Promise<void>;
+}
+
+export interface ReconcileEngineOptions {
+  store: OrderStore;
+  hooks?: OrderHooks;
+  /** Needed for `confirm()` and for facts with `confirm: true`. */
+  gateway?: GatewayPort;
+  /** Lease owner prefix; one per process. Defaults to a random id. */
+  owner?: string;
+  /** How long one apply may hold the order's lease. Default 30 s. */
+  leaseMs?: number;
+  /** How long to wait for a lease another process holds before answering `busy`. Default 2 s. */
+  leaseWaitMs?: number;
+  logger?: Logger;
+  now?: () => Date;
+}
+
+export interface ReconcileEngine {
+  apply(fact: PaymentFact, options?: ApplyOptions): Promise<ApplyResult>;
+  /** Queries the gateway for the order (by id or order number) and applies what it says. */
+  confirm(order: string | Pick<Order, 'id'>, source: FactSource, actor?: string): Promise<ApplyResult>;
+  /** Appends a card-free event without a state change: hints, admin notes, rejected notifications. */
+  record(orderId: string, event: NewEvent): Promise<AppendResult>;
+}

@@ -1,0 +1,175 @@
+/**
+ * The reconcile engine: the one way every entry point (pay response, return, cancel, notify,
+ * sweeper, admin) changes an order. Per fact: take the order's lease, re-read, check amount and
+ * currency, drop duplicates, optionally confirm with the gateway, decide with the state
+ * machine, compare-and-set the transition with its event, release the lease, then call the
+ * shop's hooks once, from the caller whose compare-and-set won.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { ConfigError } from '../errors.js';
+import { silentLogger } from '../logging.js';
+import { CONFIRMABLE_OUTCOMES, factEvent, factFromAnswer, mismatchOf, withGatewayAnswer } from './engine-facts.js';
+import type { EventContext } from './engine-facts.js';
+import type { ApplyResult, GatewayOrderFact, PaymentFact, ReconcileEngine, ReconcileEngineOptions } from './engine-types.js';
+import { cardFree, parseFact } from './fact-schema.js';
+import { runHooks } from './hooks.js';
+import type { StoredChange } from './hooks.js';
+import { BUSY, createOrderLocks } from './order-lock.js';
+import { decide, mergeAttention } from './state-machine.js';
+import type { Order, OrderPatch } from './types.js';
+
+/** Compare-and-set retries when a writer that ignores leases changes the order meanwhile. */
+const MAX_CAS_ATTEMPTS = 5;
+
+interface Settled {
+  result: ApplyResult;
+  change?: StoredChange;
+}
+
+export function createReconcileEngine(options: ReconcileEngineOptions): ReconcileEngine {
+  const { store, gateway } = options;
+  const hooks = options.hooks ?? {};
+  const logger = options.logger ?? silentLogger;
+  const owner = options.owner ?? `engine-${randomUUID()}`;
+  const now = options.now ?? ((): Date => new Date());
+  const locks = createOrderLocks({ store, leaseMs: options.leaseMs ?? 30_000, waitMs: options.leaseWaitMs ?? 2_000, logger });
+  let calls = 0;
+
+  const event = (ctx: EventContext) => factEvent(ctx, logger);
+  const seen = async (orderId: string, key: string): Promise<boolean> =>
+    (await store.listEvents(orderId)).some((e) => e.dedupeKey === key);
+
+  async function resolve(fact: PaymentFact): Promise<Order | null> {
+    if (fact.orderId !== undefined) {
+      const order = await store.get(fact.orderId);
+      if (order) return order;
+    }
+    if (fact.orderNo !== undefined) {
+      const order = await store.getByOrderNo(fact.orderNo);
+      if (order) return order;
+    }
+    return fact.transactionId != null ? store.getByTransactionId(fact.transactionId) : null;
+  }
+
+  async function queryGateway(orderNo: string): Promise<GatewayOrderFact | null> {
+    if (!gateway) {
+      throw new ConfigError('gateway', 'confirming a payment needs the gateway query', 'pass `gateway` (a GatewayPort) to createReconcileEngine');
+    }
+    return (await gateway.queryOrders([orderNo])).get(orderNo) ?? null;
+  }
+
+  /** Records the mismatch and flags the order in one atomic step. Never applies the fact. */
+  async function flagMismatch(first: Order, fact: PaymentFact, reason: string, confirmed: EventContext['confirmed']): Promise<Settled> {
+    let order = first;
+    // Without a key, one record per distinct mismatch: a poller repeating it adds nothing.
+    const dedupeKey = fact.dedupeKey ?? `mismatch:${createHash('sha256').update(reason).digest('hex').slice(0, 32)}`;
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const mismatch = event({ type: 'mismatch', fact, order, reason, confirmed, dedupeKey });
+      const attention = mergeAttention(order.attention, reason);
+      if (attention === order.attention) {
+        const appended = await store.appendEvent(order.id, mismatch);
+        return { result: { status: 'mismatch', order, event: appended.appended ? appended.event : undefined, reason } };
+      }
+      const patch: OrderPatch = { attention, data: { attentionAt: now().toISOString() } };
+      const stored = await store.transition(order.id, order.version, patch, mismatch);
+      if (stored.ok) {
+        const result: ApplyResult = { status: 'mismatch', order: stored.order, event: stored.event ?? undefined, reason };
+        return { result, change: { order: stored.order, source: fact.source, attention: reason } };
+      }
+      if (!stored.current) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
+      if (await seen(order.id, dedupeKey)) return { result: { status: 'mismatch', order: stored.current, reason } };
+      order = stored.current;
+    }
+    return { result: { status: 'busy', order, reason: 'the order kept changing under concurrent writers' } };
+  }
+
+  async function settle(orderId: string, claim: PaymentFact): Promise<Settled> {
+    let order = await store.get(orderId);
+    if (!order) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
+
+    const claimMismatch = mismatchOf(order, claim);
+    if (claimMismatch !== null) return flagMismatch(order, claim, claimMismatch, undefined);
+    if (claim.dedupeKey !== undefined && (await seen(order.id, claim.dedupeKey))) {
+      return { result: { status: 'duplicate', order, reason: 'this fact was already recorded' } };
+    }
+
+    let fact = claim;
+    let confirmed: EventContext['confirmed'];
+    if (claim.confirm === true && CONFIRMABLE_OUTCOMES.has(claim.outcome)) {
+      const answer = await queryGateway(order.orderNo);
+      if (!answer) {
+        // No dedupe key: a retried notification must be applied once the gateway knows the order.
+        const reason = 'the gateway does not know this order (yet)';
+        await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason, dedupeKey: null }));
+        return { result: { status: 'noop', order, reason, unconfirmed: true } };
+      }
+      fact = withGatewayAnswer(claim, answer);
+      confirmed = { claimed: claim.outcome };
+      const answerMismatch = mismatchOf(order, fact);
+      if (answerMismatch !== null) return flagMismatch(order, fact, answerMismatch, confirmed);
+    }
+
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const decision = decide(order, fact);
+      if (decision.kind === 'noop') {
+        if (fact.dedupeKey === undefined) return { result: { status: 'noop', order, reason: decision.reason } };
+        const appended = await store.appendEvent(order.id, event({ type: 'ignored', fact, order, reason: decision.reason, confirmed }));
+        if (!appended.appended) return { result: { status: 'duplicate', order, reason: 'this fact was already recorded' } };
+        return { result: { status: 'noop', order, event: appended.event, reason: decision.reason } };
+      }
+      if (decision.kind === 'reject') {
+        logger.warn({ orderId: order.id, orderNo: order.orderNo, state: order.state, outcome: fact.outcome, source: fact.source }, `Fact rejected: ${decision.reason}`);
+        // Without a key, one record per (version, outcome): a poller repeating it adds nothing.
+        const dedupeKey = fact.dedupeKey ?? `rejected:${order.version}:${fact.outcome}`;
+        const appended = await store.appendEvent(order.id, event({ type: 'rejected', fact, order, reason: decision.reason, confirmed, dedupeKey }));
+        return { result: { status: 'rejected', order, event: appended.appended ? appended.event : undefined, reason: decision.reason } };
+      }
+      const newAttention = decision.patch.attention !== undefined && decision.patch.attention !== order.attention ? decision.attention : undefined;
+      const patch: OrderPatch =
+        newAttention === undefined ? decision.patch : { ...decision.patch, data: { ...decision.patch.data, attentionAt: now().toISOString() } };
+      const transition = event({ type: 'transition', fact, order, to: decision.to, confirmed });
+      const stored = await store.transition(order.id, order.version, patch, transition);
+      if (stored.ok) {
+        const change: StoredChange = { order: stored.order, source: fact.source, transition: { from: order.state, to: decision.to }, attention: newAttention };
+        return { result: { status: 'applied', order: stored.order, event: stored.event ?? undefined }, change };
+      }
+      if (!stored.current) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
+      if (fact.dedupeKey !== undefined && (await seen(order.id, fact.dedupeKey))) {
+        return { result: { status: 'duplicate', order: stored.current, reason: 'this fact was already recorded' } };
+      }
+      order = stored.current;
+    }
+    return { result: { status: 'busy', order, reason: 'the order kept changing under concurrent writers' } };
+  }
+
+  async function apply(input: PaymentFact, applyOptions: { leaseOwner?: string } = {}): Promise<ApplyResult> {
+    const fact = parseFact(input);
+    const found = await resolve(fact);
+    if (!found) return { status: 'not_found', order: null, reason: 'no order matches this fact' };
+    const leaseOwner = applyOptions.leaseOwner ?? `${owner}#${++calls}`;
+    const settled = await locks.run(found.id, leaseOwner, applyOptions.leaseOwner !== undefined, () => settle(found.id, fact));
+    if (settled === BUSY) return { status: 'busy', order: found, reason: 'another process holds the order lease' };
+    logger.debug(
+      { orderId: found.id, orderNo: found.orderNo, source: fact.source, outcome: fact.outcome, status: settled.result.status },
+      'Payment fact reconciled',
+    );
+    if (settled.change) await runHooks(hooks, settled.change, store, logger);
+    return settled.result;
+  }
+
+  return {
+    apply,
+
+    async confirm(target, source, actor) {
+      const order = typeof target === 'string' ? ((await store.get(target)) ?? (await store.getByOrderNo(target))) : await store.get(target.id);
+      if (!order) return { status: 'not_found', order: null, reason: 'no such order' };
+      const answer = await queryGateway(order.orderNo);
+      if (!answer) return { status: 'noop', order, reason: 'the gateway does not know this order (yet)', unconfirmed: true };
+      return apply(factFromAnswer(order.id, answer, source, actor));
+    },
+
+    async record(orderId, newEvent) {
+      return store.appendEvent(orderId, { ...newEvent, data: cardFree(newEvent.data, logger) });
+    },
+  };
+}

@@ -1,0 +1,10 @@
+export * from './state-machine.js';
+export * from './state-diagram.js';
+export * from './engine.js';
+export type * from './engine-types.js';
+export * from './sweeper.js';
+export * from './stores/memory.js';
+export { MASKED_CARD_RE } from './fact-schema.js';
+export type * from './types.js';
+export type * from './store.js';
+export { ORDER_STATES } from './types.js';

@@ -1,0 +1,218 @@
+/**
+ * The in-memory OrderStore: the reference implementation of every rule in `../store.ts`.
+ * Everything lives in this process and is lost on restart, so it warns once in production.
+ * Each method does its work synchronously after its first line, so every method is atomic with
+ * respect to the others (the event loop never interleaves two of them halfway).
+ */
+import { randomUUID } from 'node:crypto';
+import { KitError } from '../../errors.js';
+import { silentLogger } from '../../logging.js';
+import type { Logger } from '../../logging.js';
+import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionResult } from '../store.js';
+import type { NewEvent, NewOrder, Order, OrderEvent, OrderPatch } from '../types.js';
+
+export interface MemoryStoreOptions {
+  /** Receives the production warning. */
+  logger?: Logger;
+  /** Clock for `updatedAt`, `createdAt` and lease expiry. Defaults to the system clock. */
+  now?: () => Date;
+}
+
+interface Lease {
+  owner: string;
+  expiresAt: number;
+}
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore {
+  const now = options.now ?? ((): Date => new Date());
+  if (process.env.NODE_ENV === 'production') {
+    (options.logger ?? silentLogger).warn(
+      { store: 'memory' },
+      'The memory order store loses every order on restart: use the SQLite or PostgreSQL store in production.',
+    );
+  }
+
+  const orders = new Map<string, Order>();
+  const byOrderNo = new Map<string, string>();
+  const byTransactionId = new Map<string, string>();
+  const events = new Map<string, OrderEvent[]>();
+  const leases = new Map<string, Lease>();
+
+  const leased = (id: string, at: number): Lease | undefined => {
+    const lease = leases.get(id);
+    return lease !== undefined && lease.expiresAt > at ? lease : undefined;
+  };
+
+  const makeEvent = (orderId: string, event: NewEvent): OrderEvent => {
+    const list = events.get(orderId) ?? [];
+    const stored: OrderEvent = {
+      id: randomUUID(),
+      orderId,
+      seq: list.length + 1,
+      type: event.type,
+      source: event.source,
+      fromState: event.fromState ?? null,
+      toState: event.toState ?? null,
+      dedupeKey: event.dedupeKey ?? null,
+      actor: event.actor ?? null,
+      data: copy(event.data ?? {}),
+      createdAt: now(),
+    };
+    list.push(stored);
+    events.set(orderId, list);
+    return stored;
+  };
+
+  const findByKey = (orderId: string, key: string | null | undefined): OrderEvent | undefined =>
+    key == null ? undefined : events.get(orderId)?.find((e) => e.dedupeKey === key);
+
+  const applyPatch = (order: Order, patch: OrderPatch): Order => {
+    const { data, ...fields } = patch;
+    const next: Order = { ...order, ...copy(fields), version: order.version + 1, updatedAt: now() };
+    if (data !== undefined) next.data = { ...order.data, ...copy(data) };
+    return next;
+  };
+
+  /** Due orders not under an unexpired lease, whoever holds it. */
+  const due = (query: DueQuery): Order[] => {
+    const at = now().getTime();
+    const before = query.updatedBefore.getTime();
+    return [...orders.values()]
+      .filter((o) => query.states.includes(o.state) && o.updatedAt.getTime() < before && !leased(o.id, at))
+      .sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime())
+      .slice(0, Math.max(0, query.limit));
+  };
+
+  return {
+    async create(input: NewOrder): Promise<Order> {
+      await Promise.resolve();
+      if (orders.has(input.id) || byOrderNo.has(input.orderNo)) {
+        throw new KitError('ERR_ORDER_EXISTS', `Order ${input.orderNo} already exists`, {
+          details: { orderNo: input.orderNo, id: input.id },
+        });
+      }
+      const createdAt = input.createdAt ?? now();
+      const order: Order = {
+        id: input.id,
+        orderNo: input.orderNo,
+        amount: input.amount,
+        currency: input.currency,
+        state: input.state ?? 'created',
+        version: 0,
+        method: input.method ?? null,
+        transactionId: null,
+        maskedCard: null,
+        capturedAmount: 0,
+        refundedAmount: 0,
+        attention: null,
+        data: copy(input.data ?? {}),
+        createdAt: new Date(createdAt.getTime()),
+        updatedAt: new Date(createdAt.getTime()),
+      };
+      orders.set(order.id, order);
+      byOrderNo.set(order.orderNo, order.id);
+      return copy(order);
+    },
+
+    async get(id) {
+      await Promise.resolve();
+      const order = orders.get(id);
+      return order ? copy(order) : null;
+    },
+
+    async getByOrderNo(orderNo) {
+      await Promise.resolve();
+      const id = byOrderNo.get(orderNo);
+      return id === undefined ? null : copy(orders.get(id) ?? null);
+    },
+
+    async getByTransactionId(transactionId) {
+      await Promise.resolve();
+      const id = byTransactionId.get(transactionId);
+      return id === undefined ? null : copy(orders.get(id) ?? null);
+    },
+
+    async transition(id, expectedVersion, patch, event): Promise<TransitionResult> {
+      await Promise.resolve();
+      const order = orders.get(id);
+      if (!order || order.version !== expectedVersion || findByKey(id, event?.dedupeKey)) {
+        return { ok: false, current: order ? copy(order) : null };
+      }
+      const next = applyPatch(order, patch);
+      orders.set(id, next);
+      if (next.transactionId !== null && next.transactionId !== order.transactionId) {
+        byTransactionId.set(next.transactionId, id);
+      }
+      const stored = event ? makeEvent(id, event) : null;
+      return { ok: true, order: copy(next), event: stored ? copy(stored) : null };
+    },
+
+    async appendEvent(orderId, event): Promise<AppendResult> {
+      await Promise.resolve();
+      if (!orders.has(orderId)) {
+        throw new KitError('ERR_ORDER_NOT_FOUND', 'Order not found', { details: { orderId } });
+      }
+      const existing = findByKey(orderId, event.dedupeKey);
+      if (existing) return { appended: false, existing: copy(existing) };
+      return { appended: true, event: copy(makeEvent(orderId, event)) };
+    },
+
+    async listEvents(orderId) {
+      await Promise.resolve();
+      return copy(events.get(orderId) ?? []);
+    },
+
+    async acquireLease(orderId, owner, ttlMs) {
+      await Promise.resolve();
+      const at = now().getTime();
+      const lease = leased(orderId, at);
+      if (!orders.has(orderId) || (lease !== undefined && lease.owner !== owner)) return false;
+      leases.set(orderId, { owner, expiresAt: at + ttlMs });
+      return true;
+    },
+
+    async releaseLease(orderId, owner) {
+      await Promise.resolve();
+      if (leases.get(orderId)?.owner === owner) leases.delete(orderId);
+    },
+
+    async listDue(query) {
+      await Promise.resolve();
+      return copy(due(query));
+    },
+
+    async claimDue(query: ClaimDue) {
+      await Promise.resolve();
+      const found = due(query);
+      const expiresAt = now().getTime() + query.leaseMs;
+      for (const order of found) leases.set(order.id, { owner: query.owner, expiresAt });
+      return copy(found);
+    },
+
+    async list(query: ListQuery) {
+      await Promise.resolve();
+      const from = query.createdFrom?.getTime() ?? -Infinity;
+      const to = query.createdTo?.getTime() ?? Infinity;
+      const offset = query.offset ?? 0;
+      const found = [...orders.values()]
+        .filter((o) => query.states === undefined || query.states.includes(o.state))
+        // createdFrom inclusive, createdTo exclusive: consecutive ranges never share an order.
+        .filter((o) => o.createdAt.getTime() >= from && o.createdAt.getTime() < to)
+        .filter((o) => query.attention === undefined || (o.attention !== null) === query.attention)
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+        .slice(offset, offset + Math.max(0, query.limit));
+      return copy(found);
+    },
+
+    async close() {
+      await Promise.resolve();
+      orders.clear();
+      byOrderNo.clear();
+      byTransactionId.clear();
+      events.clear();
+      leases.clear();
+    },
+  };
+}

@@ -1,0 +1,211 @@
+/**
+ * The sweeper settles orders left open: it claims orders stuck in created (only those that
+ * reached the gateway), pending or requires_action, asks the gateway about them in batches of
+ * at most 100, and applies each answer through the reconcile engine. An order is expired
+ * locally only when the gateway, asked in this run, does not know it and it is old enough.
+ */
+import { randomUUID } from 'node:crypto';
+import { ConfigError } from '../errors.js';
+import { redact, silentLogger } from '../logging.js';
+import type { Logger } from '../logging.js';
+import { factFromAnswer } from './engine-facts.js';
+import type { ApplyResult, GatewayOrderFact, GatewayPort, ReconcileEngine } from './engine-types.js';
+import type { OrderStore } from './store.js';
+import type { Order, OrderState } from './types.js';
+
+/** The gateway's query limit per call. */
+export const QUERY_LIMIT = 100;
+export const SWEPT_STATES: readonly OrderState[] = ['created', 'pending', 'requires_action'];
+
+export interface SweeperOptions {
+  engine: ReconcileEngine;
+  store: OrderStore;
+  gateway: GatewayPort;
+  /** Lease owner; unique per process. Defaults to a random id. */
+  owner?: string;
+  /** Pause between runs. Default 30 s. */
+  intervalMs?: number;
+  /** An open order is swept once unchanged for this long. Default 2 min. */
+  stuckAfterMs?: number;
+  /** An order the gateway does not know is expired once unchanged for this long. Default 30 min. */
+  expireAfterMs?: number;
+  /** Orders per claim and per query, 1–100. Default 100. */
+  batchSize?: number;
+  /** How long claimed orders stay leased to this sweeper; covers one run. Default 60 s. */
+  leaseMs?: number;
+  logger?: Logger;
+  now?: () => Date;
+}
+
+export interface SweepReport {
+  /** Orders this run looked at (claimed and known to have reached the gateway). */
+  claimed: number;
+  /** Gateway query calls made. */
+  queries: number;
+  /** The gateway's answer changed the order's state (to anything but expired). */
+  settled: number;
+  /** Expired: by the gateway's answer, or locally after a final query found nothing. */
+  expired: number;
+  /** Still open: same answer as before, too young to expire, or leased by someone else. */
+  unchanged: number;
+  /** Query failures (counted per order), mismatches, rejections and unexpected errors. */
+  errors: number;
+}
+
+export interface Sweeper {
+  /** Starts periodic runs (timers are unref'd, so they never keep the process alive). */
+  start(): void;
+  /** Stops the timer and waits for a run in progress to finish. */
+  stop(): Promise<void>;
+  /** One run now; if a run is in progress, its report (runs never overlap). */
+  runOnce(): Promise<SweepReport>;
+}
+
+function positive(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw new ConfigError(`sweeper.${name}`, `must be a whole number from 1 to ${max}`, `set sweeper.${name} to a positive integer`);
+  }
+  return value;
+}
+
+export function createSweeper(options: SweeperOptions): Sweeper {
+  const { engine, store, gateway } = options;
+  const owner = options.owner ?? `sweeper-${randomUUID()}`;
+  const intervalMs = positive('intervalMs', options.intervalMs ?? 30_000);
+  const stuckAfterMs = positive('stuckAfterMs', options.stuckAfterMs ?? 120_000);
+  const expireAfterMs = positive('expireAfterMs', options.expireAfterMs ?? 1_800_000);
+  const batchSize = positive('batchSize', options.batchSize ?? QUERY_LIMIT, QUERY_LIMIT);
+  const leaseMs = positive('leaseMs', options.leaseMs ?? 60_000);
+  const logger = options.logger ?? silentLogger;
+  const now = options.now ?? ((): Date => new Date());
+
+  let running: Promise<SweepReport> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let started = false;
+  let stopping = false;
+
+  const reachedGateway = (order: Order): boolean => order.state !== 'created' || typeof order.data.submittedAt === 'string';
+
+  /** Time since the order last changed or was sent to the gateway, whichever is later. */
+  function idleMs(order: Order): number {
+    const submitted = typeof order.data.submittedAt === 'string' ? Date.parse(order.data.submittedAt) : NaN;
+    const last = Math.max(order.updatedAt.getTime(), Number.isNaN(submitted) ? 0 : submitted);
+    return now().getTime() - last;
+  }
+
+  function count(result: ApplyResult, report: SweepReport): void {
+    if (result.status === 'applied') {
+      if (result.order?.state === 'expired') report.expired++;
+      else report.settled++;
+    } else if (result.status === 'noop' || result.status === 'duplicate' || result.status === 'busy') {
+      report.unchanged++;
+    } else {
+      report.errors++;
+      logger.warn({ orderId: result.order?.id, status: result.status, reason: result.reason }, 'Sweeper could not settle an order');
+    }
+  }
+
+  async function settleBatch(orders: Order[], report: SweepReport): Promise<void> {
+    let answers: Map<string, GatewayOrderFact>;
+    try {
+      report.queries++;
+      answers = await gateway.queryOrders(orders.map((o) => o.orderNo));
+    } catch (error) {
+      // Left for the next run: never expire an order the gateway could not be asked about.
+      report.errors += orders.length;
+      logger.warn({ err: redact(error), orders: orders.length }, 'Sweeper query failed; orders left for the next run');
+      return;
+    }
+    for (const order of orders) {
+      try {
+        const answer = answers.get(order.orderNo);
+        if (answer) {
+          count(await engine.apply(factFromAnswer(order.id, answer, 'sweeper', 'sweeper'), { leaseOwner: owner }), report);
+        } else if (idleMs(order) > expireAfterMs) {
+          const fact = {
+            orderId: order.id,
+            source: 'sweeper' as const,
+            actor: 'sweeper',
+            outcome: 'expired' as const,
+            data: { reason: 'the gateway did not know the order at the final query' },
+          };
+          count(await engine.apply(fact, { leaseOwner: owner }), report);
+        } else {
+          report.unchanged++;
+        }
+      } catch (error) {
+        report.errors++;
+        logger.error({ err: redact(error), orderId: order.id }, 'Sweeper failed to apply an answer');
+      }
+    }
+  }
+
+  async function sweep(): Promise<SweepReport> {
+    const report: SweepReport = { claimed: 0, queries: 0, settled: 0, expired: 0, unchanged: 0, errors: 0 };
+    const claimed = new Set<string>();
+    const updatedBefore = new Date(now().getTime() - stuckAfterMs);
+    try {
+      // Claimed orders stay leased until the run ends, so each claim returns the next ones.
+      for (;;) {
+        const batch = await store.claimDue({ states: SWEPT_STATES, updatedBefore, limit: batchSize, owner, leaseMs });
+        const fresh = batch.filter((o) => !claimed.has(o.id));
+        for (const o of batch) claimed.add(o.id);
+        if (fresh.length === 0) break;
+        const due = fresh.filter(reachedGateway);
+        report.claimed += due.length;
+        if (due.length > 0) await settleBatch(due, report);
+        // A short batch means nothing else is due; stop() ends the run after the current batch.
+        if (batch.length < batchSize || stopping) break;
+      }
+    } finally {
+      await Promise.all(
+        [...claimed].map((id) =>
+          store.releaseLease(id, owner).catch((error: unknown) => {
+            logger.warn({ err: redact(error), orderId: id }, 'Sweeper could not release a lease; it will expire');
+          }),
+        ),
+      );
+    }
+    if (report.claimed > 0 || report.errors > 0) logger.info({ ...report }, 'Sweeper run finished');
+    return report;
+  }
+
+  function runOnce(): Promise<SweepReport> {
+    running ??= sweep().finally(() => {
+      running = null;
+    });
+    return running;
+  }
+
+  function schedule(): void {
+    // One pending timer at most, even when start() follows stop() during a run.
+    if (!started || timer !== null) return;
+    timer = setTimeout(() => {
+      timer = null;
+      runOnce()
+        .catch((error: unknown) => {
+          logger.error({ err: redact(error) }, 'Sweeper run failed');
+        })
+        .finally(schedule);
+    }, intervalMs);
+    timer.unref();
+  }
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      stopping = false;
+      schedule();
+    },
+    async stop() {
+      started = false;
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      if (running) await running.catch(() => undefined);
+      stopping = false;
+    },
+    runOnce,
+  };
+}

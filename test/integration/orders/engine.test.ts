@@ -1,0 +1,358 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { KitError, ValidationError } from '../../../server/errors.js';
+import type { PaymentOutcome } from '../../../server/gateway/codes.js';
+import { createReconcileEngine } from '../../../server/orders/engine.js';
+import type { PaymentFact } from '../../../server/orders/engine-types.js';
+import { rankOf } from '../../../server/orders/state-machine.js';
+import type { OrderStore } from '../../../server/orders/store.js';
+import { createMemoryStore } from '../../../server/orders/stores/memory.js';
+import { fakeGateway, makeOrder, memoryLogger, recordingHooks } from './fixtures.js';
+
+const PAN = '4242424242424242';
+
+function setup(options: { hooks?: ReturnType<typeof recordingHooks>; store?: OrderStore } = {}) {
+  const store = options.store ?? createMemoryStore();
+  const gateway = fakeGateway();
+  const rec = options.hooks ?? recordingHooks();
+  const log = memoryLogger();
+  const engine = createReconcileEngine({ store, gateway: gateway.port, hooks: rec.hooks, logger: log.logger, leaseWaitMs: 200 });
+  return { store, gateway, rec, engine, log };
+}
+
+describe('reconcile engine: applying facts', () => {
+  it('applies a fact as one CAS transition with its event and calls the hooks once', async () => {
+    const { store, engine, rec } = setup();
+    const order = await makeOrder(store);
+    const result = await engine.apply({
+      orderNo: order.orderNo, source: 'notify', outcome: 'approved', amount: 1000, currency: 'EUR',
+      transactionId: 'T-1', maskedCard: '424242******4242', dedupeKey: 'n-1', data: { resultCode: '0000' },
+    });
+    expect(result).toMatchObject({ status: 'applied', order: { state: 'paid', version: 1, transactionId: 'T-1', maskedCard: '424242******4242', capturedAmount: 1000 } });
+    const events = await store.listEvents(order.id);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      type: 'transition', source: 'notify', actor: 'gateway', fromState: 'created', toState: 'paid', dedupeKey: 'n-1',
+      data: { resultCode: '0000', outcome: 'approved', transactionId: 'T-1', amount: 1000, currency: 'EUR' },
+    });
+    expect(result.event).toEqual(events[0]);
+    expect(rec.calls.map((c) => c.hook)).toEqual(['onTransition', 'onPaid']);
+    expect(rec.calls[0]!.info).toEqual({ from: 'created', to: 'paid', source: 'notify' });
+    expect(await store.getByTransactionId('T-1')).toMatchObject({ id: order.id });
+  });
+
+  it('calls hooks exactly once under 50 concurrent applies of the same fact (with a dedupe key)', async () => {
+    const { store, engine, rec } = setup();
+    const order = await makeOrder(store);
+    const fact: PaymentFact = { orderId: order.id, source: 'notify', outcome: 'approved', amount: 1000, currency: 'EUR', dedupeKey: 'same' };
+    const results = await Promise.all(Array.from({ length: 50 }, () => engine.apply(fact)));
+    expect(results.filter((r) => r.status === 'applied')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'duplicate')).toHaveLength(49);
+    expect(rec.count('onPaid')).toBe(1);
+    expect(rec.count('onTransition')).toBe(1);
+    expect(await store.listEvents(order.id)).toHaveLength(1);
+    expect((await store.get(order.id))!.version).toBe(1);
+  });
+
+  it('calls hooks exactly once under 50 concurrent applies without a dedupe key, across two engines', async () => {
+    const store = createMemoryStore();
+    const rec = recordingHooks();
+    const a = createReconcileEngine({ store, hooks: rec.hooks, owner: 'process-a', leaseWaitMs: 5_000 });
+    const b = createReconcileEngine({ store, hooks: rec.hooks, owner: 'process-b', leaseWaitMs: 5_000 });
+    const order = await makeOrder(store);
+    const fact: PaymentFact = { orderId: order.id, source: 'pay', outcome: 'authorized' };
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).apply(fact)));
+    expect(results.filter((r) => r.status === 'applied')).toHaveLength(1);
+    for (const r of results) expect(['applied', 'noop', 'busy']).toContain(r.status);
+    expect(rec.count('onAuthorized')).toBe(1);
+    expect(rec.count('onTransition')).toBe(1);
+    expect((await store.listEvents(order.id)).filter((e) => e.type === 'transition')).toHaveLength(1);
+  });
+
+  it('lets only the CAS winner call hooks even when leases do not protect (expired leases)', async () => {
+    const inner = createMemoryStore();
+    const leaky: OrderStore = { ...inner, acquireLease: async () => Promise.resolve(true) };
+    const rec = recordingHooks();
+    const engines = Array.from({ length: 10 }, (_, i) => createReconcileEngine({ store: leaky, hooks: rec.hooks, owner: `p${i}` }));
+    const order = await makeOrder(inner);
+    const results = await Promise.all(engines.map((e) => e.apply({ orderId: order.id, source: 'notify', outcome: 'approved' })));
+    expect(results.filter((r) => r.status === 'applied')).toHaveLength(1);
+    expect(rec.count('onPaid')).toBe(1);
+    expect((await inner.get(order.id))!.version).toBe(1);
+  });
+
+  it('answers duplicate for a dedupe key it has seen, even when the fact would be a noop', async () => {
+    const { store, engine, rec } = setup();
+    const order = await makeOrder(store);
+    expect((await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', dedupeKey: 'k1' })).status).toBe('applied');
+    expect((await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', dedupeKey: 'k1' })).status).toBe('duplicate');
+    const late = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'pending', dedupeKey: 'k2' });
+    expect(late).toMatchObject({ status: 'noop', reason: expect.stringMatching(/late/), event: { type: 'ignored', dedupeKey: 'k2' } });
+    expect((await engine.apply({ orderId: order.id, source: 'notify', outcome: 'pending', dedupeKey: 'k2' })).status).toBe('duplicate');
+    expect((await store.listEvents(order.id)).map((e) => e.type)).toEqual(['transition', 'ignored']);
+    expect(rec.count('onPaid')).toBe(1);
+    expect((await store.get(order.id))!.state).toBe('paid');
+  });
+
+  it('records an amount mismatch, flags the order, never applies it, and flags once', async () => {
+    const { store, engine, rec } = setup();
+    const order = await makeOrder(store);
+    const fact: PaymentFact = { orderNo: order.orderNo, source: 'notify', outcome: 'approved', amount: 999, currency: 'EUR', dedupeKey: 'm1' };
+    const result = await engine.apply(fact);
+    expect(result).toMatchObject({ status: 'mismatch', order: { state: 'created' }, event: { type: 'mismatch', dedupeKey: 'm1' } });
+    const stored = (await store.get(order.id))!;
+    expect(stored.state).toBe('created');
+    expect(stored.attention).toMatch(/different amount/);
+    expect(stored.attention).toMatch(/999 EUR/);
+    expect(rec.count('onAttention')).toBe(1);
+    expect(rec.count('onPaid')).toBe(0);
+    expect(rec.count('onTransition')).toBe(0);
+    await engine.apply(fact);
+    expect(rec.count('onAttention')).toBe(1);
+    expect((await store.listEvents(order.id)).filter((e) => e.type === 'mismatch')).toHaveLength(1);
+  });
+
+  it('records a currency mismatch and does not apply it', async () => {
+    const { store, engine, rec } = setup();
+    const order = await makeOrder(store);
+    const result = await engine.apply({ orderId: order.id, source: 'pay', outcome: 'approved', amount: 1000, currency: 'USD' });
+    expect(result.status).toBe('mismatch');
+    expect((await store.get(order.id))!).toMatchObject({ state: 'created', attention: expect.stringMatching(/different currency/) });
+    expect(rec.count('onPaid')).toBe(0);
+    expect(rec.count('onAttention')).toBe(1);
+  });
+
+  it('turns a late approval after cancel into paid with attention, onAttention once', async () => {
+    const { store, engine, rec } = setup();
+    const order = await makeOrder(store, { state: 'pending' });
+    expect((await engine.apply({ orderId: order.id, source: 'cancel', outcome: 'cancelled' })).status).toBe('applied');
+    const late = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', dedupeKey: 'late-1' });
+    expect(late).toMatchObject({ status: 'applied', order: { state: 'paid', attention: expect.stringMatching(/after the order was cancelled/) } });
+    expect(late.order!.data.attentionAt).toEqual(expect.any(String));
+    await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'approved' });
+    expect(rec.count('onCancelled')).toBe(1);
+    expect(rec.count('onPaid')).toBe(1);
+    expect(rec.count('onAttention')).toBe(1);
+    const attention = rec.calls.find((c) => c.hook === 'onAttention')!;
+    expect(attention.info).toMatch(/Ship the order, or refund the payment/);
+  });
+
+  it('reports refunds with the cumulative amount', async () => {
+    const { store, engine, rec } = setup();
+    const order = await makeOrder(store, { state: 'paid' });
+    await engine.apply({ orderId: order.id, source: 'notify', outcome: 'partially_refunded', refundedAmount: 300 });
+    await engine.apply({ orderId: order.id, source: 'notify', outcome: 'partially_refunded', refundedAmount: 300 });
+    await engine.apply({ orderId: order.id, source: 'notify', outcome: 'partially_refunded', refundedAmount: 700 });
+    await engine.apply({ orderId: order.id, source: 'admin', actor: 'staff@shop', outcome: 'refunded' });
+    const refunds = rec.calls.filter((c) => c.hook === 'onRefunded').map((c) => (c.info as { refundedAmount: number }).refundedAmount);
+    expect(refunds).toEqual([300, 700, 1000]);
+    expect((await store.listEvents(order.id)).at(-1)).toMatchObject({ actor: 'staff@shop', source: 'admin', toState: 'refunded' });
+  });
+
+  it('records a rejected fact once and leaves the order alone', async () => {
+    const { store, engine, rec } = setup();
+    const order = await makeOrder(store, { state: 'pending' });
+    const first = await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'refunded' });
+    const again = await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'refunded' });
+    expect(first).toMatchObject({ status: 'rejected', reason: 'illegal transition pending → refunded', event: { type: 'rejected' } });
+    expect(again.status).toBe('rejected');
+    expect((await store.listEvents(order.id)).map((e) => e.type)).toEqual(['rejected']);
+    expect((await store.get(order.id))!.state).toBe('pending');
+    expect(rec.calls).toEqual([]);
+  });
+
+  it('answers not_found for an unknown order and validates facts', async () => {
+    const { engine } = setup();
+    expect(await engine.apply({ orderNo: 'nope', source: 'notify', outcome: 'approved' })).toMatchObject({ status: 'not_found', order: null });
+    const missingId = await engine.apply({ source: 'notify', outcome: 'approved' }).catch((e: unknown) => e);
+    expect(missingId).toBeInstanceOf(ValidationError);
+    expect((missingId as ValidationError).field).toBe('orderId');
+    const badAmount = await engine.apply({ orderNo: 'x', source: 'notify', outcome: 'approved', amount: 10.5 }).catch((e: unknown) => e);
+    expect((badAmount as ValidationError).field).toBe('amount');
+    const badOutcome = await engine.apply({ orderNo: 'x', source: 'notify', outcome: 'paid' as PaymentOutcome }).catch((e: unknown) => e);
+    expect((badOutcome as ValidationError).field).toBe('outcome');
+  });
+
+  it('answers busy when another process keeps the order lease', async () => {
+    const { store, engine, rec } = setup();
+    const order = await makeOrder(store);
+    expect(await store.acquireLease(order.id, 'other-process', 60_000)).toBe(true);
+    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved' });
+    expect(result.status).toBe('busy');
+    expect((await store.get(order.id))!.state).toBe('created');
+    expect(rec.calls).toEqual([]);
+  });
+});
+
+describe('reconcile engine: hooks that fail', () => {
+  it('records hook_failed, keeps the state, still calls the other hooks, and logs redacted', async () => {
+    const rec = recordingHooks({
+      onPaid: () => {
+        throw new Error(`mail server down while sending receipt for ${PAN}`);
+      },
+    });
+    const { store, engine, log } = setup({ hooks: rec });
+    const order = await makeOrder(store);
+    const result = await engine.apply({ orderId: order.id, source: 'pay', outcome: 'approved' });
+    expect(result.status).toBe('applied');
+    expect((await store.get(order.id))!.state).toBe('paid');
+    expect(rec.count('onTransition')).toBe(1);
+    const events = await store.listEvents(order.id);
+    expect(events.map((e) => e.type)).toEqual(['transition', 'hook_failed']);
+    expect(events[1]).toMatchObject({ source: 'pay', toState: 'paid', data: { hook: 'onPaid', error: expect.stringMatching(/mail server down/) } });
+    expect(JSON.stringify(events)).not.toContain(PAN);
+    const line = log.lines.find((l) => l.includes('Order hook failed'));
+    expect(line).toBeDefined();
+    expect(line).not.toContain(PAN);
+  });
+
+  it('does not let an async hook rejection reach the caller', async () => {
+    const rec = recordingHooks({ onAttention: async () => Promise.reject(new Error('pager offline')) });
+    const { store, engine } = setup({ hooks: rec });
+    const order = await makeOrder(store, { state: 'expired' });
+    await expect(engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved' })).resolves.toMatchObject({ status: 'applied' });
+    expect((await store.listEvents(order.id)).map((e) => e.type)).toEqual(['transition', 'hook_failed']);
+  });
+});
+
+describe('reconcile engine: confirming with the gateway', () => {
+  it("uses the gateway's answer over the claim", async () => {
+    const { store, engine, gateway, rec } = setup();
+    const order = await makeOrder(store, { state: 'requires_action' });
+    gateway.knows(order, { outcome: 'declined', transactionId: 'T-77' });
+    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', confirm: true, dedupeKey: 'c1' });
+    expect(result).toMatchObject({ status: 'applied', order: { state: 'declined', transactionId: 'T-77' } });
+    expect(result.event).toMatchObject({ dedupeKey: 'c1', data: { outcome: 'declined', confirmed: true, claimedOutcome: 'approved' } });
+    expect(gateway.calls).toEqual([[order.orderNo]]);
+    expect(rec.count('onFailed')).toBe(1);
+    expect(rec.count('onPaid')).toBe(0);
+  });
+
+  it('does not apply when the gateway does not know the order, and keeps the dedupe key free', async () => {
+    const { store, engine, gateway, rec } = setup();
+    const order = await makeOrder(store, { state: 'pending' });
+    const fact: PaymentFact = { orderId: order.id, source: 'notify', outcome: 'approved', confirm: true, dedupeKey: 'n-9' };
+    expect(await engine.apply(fact)).toMatchObject({ status: 'noop', unconfirmed: true, order: { state: 'pending' } });
+    expect(rec.calls).toEqual([]);
+    gateway.knows(order);
+    expect(await engine.apply(fact)).toMatchObject({ status: 'applied', order: { state: 'paid' } });
+    expect((await store.listEvents(order.id)).map((e) => e.type)).toEqual(['unconfirmed', 'transition']);
+  });
+
+  it('records a mismatch in the gateway answer and does not apply it', async () => {
+    const { store, engine, gateway } = setup();
+    const order = await makeOrder(store, { state: 'pending' });
+    gateway.knows(order, { amount: 1 });
+    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', confirm: true });
+    expect(result.status).toBe('mismatch');
+    expect((await store.get(order.id))!).toMatchObject({ state: 'pending', attention: expect.stringMatching(/different amount/) });
+  });
+
+  it('only asks the gateway for outcomes that move money or end the payment', async () => {
+    const { store, engine, gateway } = setup();
+    const order = await makeOrder(store);
+    await engine.apply({ orderId: order.id, source: 'pay', outcome: 'requires_action', confirm: true });
+    expect(gateway.calls).toEqual([]);
+    expect((await store.get(order.id))!.state).toBe('requires_action');
+  });
+
+  it('propagates a query failure without recording the fact', async () => {
+    const { store, engine, gateway } = setup();
+    const order = await makeOrder(store, { state: 'pending' });
+    gateway.fail(new Error('gateway unreachable'));
+    await expect(engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', confirm: true, dedupeKey: 'n-1' })).rejects.toThrow(/unreachable/);
+    expect(await store.listEvents(order.id)).toEqual([]);
+    expect(await store.acquireLease(order.id, 'someone-else', 1000)).toBe(true); // lease released
+  });
+
+  it('confirm() queries by id, order number or order object and applies the answer', async () => {
+    const { store, engine, gateway, rec } = setup();
+    const order = await makeOrder(store, { state: 'pending' });
+    expect(await engine.confirm(order.orderNo, 'return')).toMatchObject({ status: 'noop', unconfirmed: true });
+    gateway.knows(order, { outcome: 'authorized' });
+    expect(await engine.confirm(order.id, 'return', 'shopper')).toMatchObject({ status: 'applied', order: { state: 'authorized' } });
+    expect(await engine.confirm(order, 'return')).toMatchObject({ status: 'noop' });
+    expect(await engine.confirm('missing', 'return')).toMatchObject({ status: 'not_found' });
+    expect(rec.count('onAuthorized')).toBe(1);
+    expect((await store.listEvents(order.id)).find((e) => e.type === 'transition')).toMatchObject({ source: 'return', actor: 'shopper', data: { confirmedBy: 'query' } });
+  });
+
+  it('refuses to confirm without a gateway port, with a coded error', async () => {
+    const store = createMemoryStore();
+    const engine = createReconcileEngine({ store });
+    const order = await makeOrder(store);
+    const error = await engine.confirm(order.id, 'return').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KitError);
+    expect((error as KitError).code).toBe('ERR_CONFIG');
+  });
+});
+
+describe('reconcile engine: card-free events', () => {
+  it('never stores card data in events, whatever the caller passes', async () => {
+    const { store, engine, log } = setup();
+    const order = await makeOrder(store);
+    await engine.apply({
+      orderId: order.id, source: 'pay', outcome: 'approved',
+      data: { card: PAN, security_code: '123', note: `paid with ${PAN}`, nested: { cvv: '999', expiry: '12/34' } },
+    });
+    await engine.record(order.id, { type: 'return_hint', source: 'return', data: { raw: `card=${PAN}&cvv=123`, number: PAN } });
+    const stored = JSON.stringify([await store.listEvents(order.id), await store.get(order.id)]);
+    expect(stored).not.toContain(PAN);
+    expect(stored).not.toContain('"123"');
+    expect(stored).not.toContain('12/34');
+    expect(log.lines.some((l) => l.includes('Card data removed'))).toBe(true);
+  });
+
+  it('refuses a full card number as the masked card, without echoing it', async () => {
+    const { store, engine } = setup();
+    const order = await makeOrder(store);
+    const error = await engine.apply({ orderId: order.id, source: 'pay', outcome: 'approved', maskedCard: PAN }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).field).toBe('maskedCard');
+    expect(JSON.stringify((error as ValidationError).toJSON())).not.toContain(PAN);
+    expect((await store.get(order.id))!.state).toBe('created');
+  });
+
+  it('record() appends with dedupe and no state change', async () => {
+    const { store, engine } = setup();
+    const order = await makeOrder(store);
+    expect((await engine.record(order.id, { type: 'admin_note', source: 'admin', actor: 'staff', dedupeKey: 'x' })).appended).toBe(true);
+    expect((await engine.record(order.id, { type: 'admin_note', source: 'admin', actor: 'staff', dedupeKey: 'x' })).appended).toBe(false);
+    expect((await store.get(order.id))!.version).toBe(0);
+  });
+});
+
+describe('reconcile engine: property', () => {
+  const outcomes: PaymentOutcome[] = [
+    'approved', 'authorized', 'pending', 'in_review', 'requires_action', 'declined', 'failed',
+    'cancelled', 'expired', 'partially_refunded', 'refunded', 'chargeback', 'unknown',
+  ];
+
+  it('never moves an order backwards and calls hooks once per stored transition, for any facts in any order', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ outcome: fc.constantFrom(...outcomes), key: fc.constantFrom('a', 'b', 'c', 'd', undefined) }), { maxLength: 25 }),
+        async (facts) => {
+          const { store, engine, rec } = setup();
+          const order = await makeOrder(store);
+          let rank = rankOf(order);
+          // Concurrent pairs: duplicates and reordering at the same time.
+          for (let i = 0; i < facts.length; i += 2) {
+            await Promise.all(
+              facts.slice(i, i + 2).map((f) =>
+                engine.apply({ orderId: order.id, source: 'notify', outcome: f.outcome, dedupeKey: f.key === undefined ? undefined : `${f.key}-${f.outcome}` }),
+              ),
+            );
+            const now = (await store.get(order.id))!;
+            expect(rankOf(now)).toBeGreaterThanOrEqual(rank);
+            rank = rankOf(now);
+          }
+          const transitions = (await store.listEvents(order.id)).filter((e) => e.type === 'transition');
+          expect(rec.count('onTransition')).toBe(transitions.length);
+          expect((await store.get(order.id))!.version).toBe(transitions.length);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../../server/logging.js';
+import type { GatewayOrderFact, GatewayPort, OrderHooks } from '../../../server/orders/engine-types.js';
+import type { OrderStore } from '../../../server/orders/store.js';
+import type { NewOrder, Order } from '../../../server/orders/types.js';
+
+export const T0 = Date.parse('2030-01-01T00:00:00Z');
+
+export function testClock(start = T0) {
+  let t = start;
+  return {
+    now: () => new Date(t),
+    advance(ms: number) {
+      t += ms;
+    },
+  };
+}
+
+export async function makeOrder(store: OrderStore, extra: Partial<NewOrder> = {}): Promise<Order> {
+  return store.create({ id: randomUUID(), orderNo: `N-${randomUUID().slice(0, 18)}`, amount: 1000, currency: 'EUR', ...extra });
+}
+
+/** A GatewayPort backed by a map, recording every call. */
+export function fakeGateway() {
+  const known = new Map<string, GatewayOrderFact>();
+  const calls: string[][] = [];
+  let failWith: Error | null = null;
+  let gate: Promise<void> | null = null;
+  const port: GatewayPort = {
+    async queryOrders(orderNos) {
+      calls.push([...orderNos]);
+      if (orderNos.length > 100) throw new Error('more than 100 orders in one query');
+      await (gate ?? Promise.resolve());
+      await new Promise((resolve) => setImmediate(resolve)); // let other callers interleave
+      if (failWith) throw failWith;
+      const out = new Map<string, GatewayOrderFact>();
+      for (const no of orderNos) {
+        const fact = known.get(no);
+        if (fact) out.set(no, { ...fact });
+      }
+      return out;
+    },
+  };
+  return {
+    port,
+    calls,
+    /** The gateway now reports this for the order. */
+    knows(order: Pick<Order, 'orderNo' | 'amount' | 'currency'>, fact: Partial<GatewayOrderFact> = {}) {
+      known.set(order.orderNo, {
+        orderNo: order.orderNo,
+        transactionId: `T-${order.orderNo}`,
+        outcome: 'approved',
+        amount: order.amount,
+        currency: order.currency,
+        maskedCard: '424242******4242',
+        ...fact,
+      });
+    },
+    fail(error: Error | null) {
+      failWith = error;
+    },
+    /** Holds every query until the returned function is called. */
+    hold(): () => void {
+      let open = (): void => undefined;
+      gate = new Promise((resolve) => {
+        open = () => {
+          gate = null;
+          resolve();
+        };
+      });
+      return open;
+    },
+    queriedOrderNos: () => calls.flat(),
+  };
+}
+
+export type HookName = keyof OrderHooks;
+
+/** Hooks that record every call: `calls` in order, `count(name)`. */
+export function recordingHooks(overrides: Partial<OrderHooks> = {}) {
+  const calls: { hook: HookName; orderId: string; info: unknown }[] = [];
+  const rec =
+    (hook: HookName) =>
+    (order: Order, info: unknown): void => {
+      calls.push({ hook, orderId: order.id, info });
+    };
+  const names: HookName[] = [
+    'onTransition', 'onPaid', 'onAuthorized', 'onFailed', 'onCancelled', 'onExpired', 'onRefunded',
+    'onChargeback', 'onInReview', 'onRequiresAction', 'onAttention',
+  ];
+  const hooks = Object.fromEntries(names.map((n) => [n, rec(n)])) as OrderHooks;
+  return {
+    hooks: { ...hooks, ...overrides },
+    calls,
+    count: (hook: HookName, orderId?: string) => calls.filter((c) => c.hook === hook && (orderId === undefined || c.orderId === orderId)).length,
+  };
+}
+
+/** A logger that keeps every line as JSON text. */
+export function memoryLogger() {
+  const lines: string[] = [];
+  const write = (level: string) => (obj: Record<string, unknown>, msg?: string) => {
+    lines.push(JSON.stringify({ level, msg, ...obj }));
+  };
+  const logger: Logger = { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+  return { logger, lines };
+}
