@@ -7,6 +7,8 @@
  *   (mutating a returned order never changes the store).
  * - Methods reject only for storage failures (ERR_STORE) or the documented conflicts below;
  *   "not found" is `null`, never an exception.
+ * - An adapter may refuse input that breaks the model (fractional or negative amounts, unknown
+ *   states, a full card number as `maskedCard`) with ERR_VALIDATION, before anything is written.
  */
 import type { NewEvent, NewOrder, Order, OrderEvent, OrderPatch, OrderState } from './types.js';
 
@@ -37,9 +39,11 @@ export interface ClaimDue extends DueQuery {
 
 export interface ListQuery {
   states?: readonly OrderState[];
+  /** Inclusive. */
   createdFrom?: Date;
+  /** Exclusive, so consecutive ranges never share an order. */
   createdTo?: Date;
-  /** Only orders flagged for attention. */
+  /** true: only orders flagged for attention; false: only unflagged ones; absent: both. */
   attention?: boolean;
   limit: number;
   offset?: number;

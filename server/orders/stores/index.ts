@@ -1,0 +1,3 @@
+export * from './memory.js';
+export * from './sqlite.js';
+export * from './postgres.js';

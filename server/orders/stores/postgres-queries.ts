@@ -1,0 +1,76 @@
+/**
+ * Every statement the PostgreSQL store runs, built once per store with the schema name quoted
+ * in. Parameters are always bound; dates travel as ISO strings, `data` and patches as JSON text.
+ */
+import { ConfigError } from '../../errors.js';
+
+const IDENTIFIER_RE = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** The schema as a quoted SQL identifier; refuses anything that is not a plain identifier. */
+export function quoteSchema(schema: string): string {
+  if (!IDENTIFIER_RE.test(schema)) {
+    throw new ConfigError('postgres.schema', 'must be a plain identifier (letters, digits, underscore; at most 63)', 'use e.g. "public" or "checkout"');
+  }
+  return `"${schema}"`;
+}
+
+/** Unexpired lease held by someone: such orders are not due. */
+const NOT_LEASED = '(lease_owner IS NULL OR lease_until <= now())';
+
+export function buildQueries(schema: string) {
+  const T = `${quoteSchema(schema)}.checkout_orders`;
+  const E = `${quoteSchema(schema)}.checkout_order_events`;
+  const dueWhere = `state = ANY($1::text[]) AND updated_at < $2::timestamptz AND ${NOT_LEASED}`;
+  return {
+    insertOrder: `INSERT INTO ${T} (id, order_no, amount, currency, state, method, data, created_at, updated_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::timestamptz, $8::timestamptz)
+      ON CONFLICT DO NOTHING RETURNING *`,
+    byId: `SELECT * FROM ${T} WHERE id = $1`,
+    byOrderNo: `SELECT * FROM ${T} WHERE order_no = $1`,
+    byTransactionId: `SELECT * FROM ${T} WHERE transaction_id = $1 ORDER BY created_at, id LIMIT 1`,
+    // Compare-and-set in one statement: the version check and the write cannot be separated.
+    // $3 is the patch as JSON: a key that is present is applied (even as null), absent keys stay.
+    transition: `UPDATE ${T} AS o SET
+        state = CASE WHEN p.j ? 'state' THEN p.j->>'state' ELSE o.state END,
+        method = CASE WHEN p.j ? 'method' THEN p.j->>'method' ELSE o.method END,
+        transaction_id = CASE WHEN p.j ? 'transactionId' THEN p.j->>'transactionId' ELSE o.transaction_id END,
+        masked_card = CASE WHEN p.j ? 'maskedCard' THEN p.j->>'maskedCard' ELSE o.masked_card END,
+        captured_amount = CASE WHEN p.j ? 'capturedAmount' THEN (p.j->>'capturedAmount')::bigint ELSE o.captured_amount END,
+        refunded_amount = CASE WHEN p.j ? 'refundedAmount' THEN (p.j->>'refundedAmount')::bigint ELSE o.refunded_amount END,
+        attention = CASE WHEN p.j ? 'attention' THEN p.j->>'attention' ELSE o.attention END,
+        data = CASE WHEN p.j ? 'data' THEN o.data || (p.j->'data') ELSE o.data END,
+        version = o.version + 1,
+        updated_at = $4::timestamptz,
+        last_event_seq = o.last_event_seq + $5
+      FROM (SELECT $3::jsonb AS j) AS p
+      WHERE o.id = $1 AND o.version = $2
+      RETURNING o.*`,
+    // Bumping the counter also locks the order row, so appends to one order are serialised.
+    bumpEventSeq: `UPDATE ${T} SET last_event_seq = last_event_seq + 1 WHERE id = $1 RETURNING last_event_seq`,
+    eventByKey: `SELECT * FROM ${E} WHERE order_id = $1 AND dedupe_key = $2`,
+    insertEvent: `INSERT INTO ${E} (id, order_id, seq, type, source, from_state, to_state, dedupe_key, actor, data, created_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::timestamptz)
+      ON CONFLICT (order_id, dedupe_key) DO NOTHING RETURNING *`,
+    listEvents: `SELECT * FROM ${E} WHERE order_id = $1 ORDER BY seq`,
+    // Leases use the database clock, so instances with drifting clocks still agree on expiry.
+    acquireLease: `UPDATE ${T} SET lease_owner = $2, lease_until = now() + $3 * interval '1 millisecond'
+      WHERE id = $1 AND (lease_owner IS NULL OR lease_until <= now() OR lease_owner = $2) RETURNING id`,
+    releaseLease: `UPDATE ${T} SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2`,
+    listDue: `SELECT * FROM ${T} WHERE ${dueWhere} ORDER BY updated_at, id COLLATE "C" LIMIT $3`,
+    // Rows another sweeper is claiming right now are locked and skipped, never waited for or shared.
+    claimDue: `WITH due AS (
+        SELECT id FROM ${T} WHERE ${dueWhere} ORDER BY updated_at, id COLLATE "C" LIMIT $3 FOR UPDATE SKIP LOCKED
+      )
+      UPDATE ${T} AS o SET lease_owner = $4, lease_until = now() + $5 * interval '1 millisecond'
+      FROM due WHERE o.id = due.id
+      RETURNING o.*`,
+    list: `SELECT * FROM ${T}
+      WHERE ($1::text[] IS NULL OR state = ANY($1::text[]))
+        AND ($2::timestamptz IS NULL OR created_at >= $2::timestamptz)
+        AND ($3::timestamptz IS NULL OR created_at < $3::timestamptz)
+        AND ($4::boolean IS NULL OR (attention IS NOT NULL) = $4::boolean)
+      ORDER BY created_at DESC, id DESC LIMIT $5 OFFSET $6`,
+  };
+}
+
+export type PgQueries = ReturnType<typeof buildQueries>;

@@ -1,0 +1,108 @@
+/**
+ * Row <-> model mapping shared by the SQL adapters. SQLite hands back epoch ms and JSON text,
+ * pg hands back Date, jsonb objects and int8 as strings, PGlite int8 as numbers: every
+ * converter accepts all of these so one mapping serves both dialects.
+ */
+import { KitError } from '../../../errors.js';
+import { ORDER_STATES } from '../../types.js';
+import type { FactSource, Order, OrderEvent, OrderState, PaymentMethodKind } from '../../types.js';
+
+export type Row = Record<string, unknown>;
+
+const STATES = new Set<string>(ORDER_STATES);
+const METHODS = new Set<string>(['card', 'apm', 'hosted']);
+const SOURCES = new Set<string>(['pay', 'return', 'cancel', 'notify', 'sweeper', 'admin', 'api']);
+
+function corrupt(column: string, value: unknown): KitError {
+  return new KitError('ERR_STORE', `Stored column "${column}" holds an unreadable value`, {
+    details: { column, type: typeof value },
+  });
+}
+
+export function toInt(value: unknown, column: string): number {
+  const n = typeof value === 'string' || typeof value === 'bigint' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw corrupt(column, value);
+  return n;
+}
+
+export function toDate(value: unknown, column: string): Date {
+  if (value instanceof Date) return new Date(value.getTime());
+  if (typeof value === 'number' || typeof value === 'bigint') return new Date(Number(value));
+  if (typeof value === 'string') {
+    const d = new Date(value);
+    if (!Number.isNaN(d.getTime())) return d;
+  }
+  throw corrupt(column, value);
+}
+
+export function toText(value: unknown, column: string): string {
+  if (typeof value !== 'string') throw corrupt(column, value);
+  return value;
+}
+
+export function toNullableText(value: unknown, column: string): string | null {
+  return value === null || value === undefined ? null : toText(value, column);
+}
+
+/** JSON text is parsed; jsonb arrives parsed, a new object per query, so no copy is needed. */
+export function toJsonObject(value: unknown, column: string): Record<string, unknown> {
+  const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw corrupt(column, value);
+  return parsed as Record<string, unknown>;
+}
+
+function toState(value: unknown, column: string): OrderState {
+  if (typeof value !== 'string' || !STATES.has(value)) throw corrupt(column, value);
+  return value as OrderState;
+}
+
+function toNullableState(value: unknown, column: string): OrderState | null {
+  return value === null || value === undefined ? null : toState(value, column);
+}
+
+function toMethod(value: unknown): PaymentMethodKind | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'string' || !METHODS.has(value)) throw corrupt('method', value);
+  return value as PaymentMethodKind;
+}
+
+function toSource(value: unknown): FactSource {
+  if (typeof value !== 'string' || !SOURCES.has(value)) throw corrupt('source', value);
+  return value as FactSource;
+}
+
+export function rowToOrder(row: Row): Order {
+  return {
+    id: toText(row.id, 'id'),
+    orderNo: toText(row.order_no, 'order_no'),
+    amount: toInt(row.amount, 'amount'),
+    currency: toText(row.currency, 'currency'),
+    state: toState(row.state, 'state'),
+    version: toInt(row.version, 'version'),
+    method: toMethod(row.method),
+    transactionId: toNullableText(row.transaction_id, 'transaction_id'),
+    maskedCard: toNullableText(row.masked_card, 'masked_card'),
+    capturedAmount: toInt(row.captured_amount, 'captured_amount'),
+    refundedAmount: toInt(row.refunded_amount, 'refunded_amount'),
+    attention: toNullableText(row.attention, 'attention'),
+    data: toJsonObject(row.data, 'data'),
+    createdAt: toDate(row.created_at, 'created_at'),
+    updatedAt: toDate(row.updated_at, 'updated_at'),
+  };
+}
+
+export function rowToEvent(row: Row): OrderEvent {
+  return {
+    id: toText(row.id, 'id'),
+    orderId: toText(row.order_id, 'order_id'),
+    seq: toInt(row.seq, 'seq'),
+    type: toText(row.type, 'type'),
+    source: toSource(row.source),
+    fromState: toNullableState(row.from_state, 'from_state'),
+    toState: toNullableState(row.to_state, 'to_state'),
+    dedupeKey: toNullableText(row.dedupe_key, 'dedupe_key'),
+    actor: toNullableText(row.actor, 'actor'),
+    data: toJsonObject(row.data, 'data'),
+    createdAt: toDate(row.created_at, 'created_at'),
+  };
+}

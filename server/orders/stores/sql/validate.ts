@@ -1,0 +1,96 @@
+/**
+ * Input checks at the SQL adapters' edge: a bad value is refused with ERR_VALIDATION naming the
+ * field before anything is written, so no row ever holds a fractional amount, an unknown state
+ * or a full card number where only the masked card belongs.
+ */
+import { z } from 'zod';
+import { ValidationError } from '../../../errors.js';
+import { maskCardNumbers } from '../../../logging.js';
+import { ORDER_STATES } from '../../types.js';
+import type { NewEvent, NewOrder, OrderPatch } from '../../types.js';
+
+const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const jsonObject = z.record(z.string(), z.unknown());
+const state = z.enum(ORDER_STATES);
+const method = z.enum(['card', 'apm', 'hosted']);
+/** The gateway's masked card (424242******4242); anything that still reads as a card number is refused. */
+const maskedCard = z
+  .string()
+  .max(64)
+  .refine((v) => maskCardNumbers(v) === v, 'must be the masked card from the gateway, never a full card number');
+
+const newOrderSchema = z.object({
+  id: z.string().min(1),
+  orderNo: z.string().min(1),
+  amount: minorUnits,
+  currency: z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter upper-case ISO 4217 code'),
+  state: state.optional(),
+  method: method.nullable().optional(),
+  data: jsonObject.optional(),
+  createdAt: z.date().optional(),
+});
+
+const patchSchema = z.object({
+  state: state.optional(),
+  method: method.nullable().optional(),
+  transactionId: z.string().min(1).nullable().optional(),
+  maskedCard: maskedCard.nullable().optional(),
+  capturedAmount: minorUnits.optional(),
+  refundedAmount: minorUnits.optional(),
+  attention: z.string().nullable().optional(),
+  data: jsonObject.optional(),
+});
+
+const eventSchema = z.object({
+  type: z.string().min(1),
+  source: z.enum(['pay', 'return', 'cancel', 'notify', 'sweeper', 'admin', 'api']),
+  fromState: state.nullable().optional(),
+  toState: state.nullable().optional(),
+  dedupeKey: z.string().min(1).nullable().optional(),
+  actor: z.string().nullable().optional(),
+  data: jsonObject.optional(),
+});
+
+function check(schema: z.ZodType, value: unknown, prefix: string): void {
+  const result = schema.safeParse(value);
+  if (result.success) return;
+  // Messages never quote the value, so a refused card number cannot leak through the error.
+  throw new ValidationError(
+    result.error.issues.map((issue) => ({
+      field: [prefix, ...issue.path.map(String)].filter((p) => p !== '').join('.') || '(input)',
+      message: issue.message,
+    })),
+  );
+}
+
+export function checkNewOrder(order: NewOrder): void {
+  check(newOrderSchema, order, 'order');
+}
+
+export function checkPatch(patch: OrderPatch): void {
+  check(patchSchema, patch, 'patch');
+}
+
+export function checkEvent(event: NewEvent): void {
+  check(eventSchema, event, 'event');
+}
+
+export function checkLease(owner: string, ttlMs: number): void {
+  check(z.object({ owner: z.string().min(1), ttlMs: z.number().int().min(0) }), { owner, ttlMs }, '');
+}
+
+export function checkDue(query: { limit: number; updatedBefore: Date; states: readonly string[] }): void {
+  check(
+    z.object({ limit: z.number().int().min(0), updatedBefore: z.date(), states: z.array(state) }),
+    query,
+    'query',
+  );
+}
+
+export function checkList(query: { limit: number; offset?: number | undefined; states?: readonly string[] | undefined }): void {
+  check(
+    z.object({ limit: z.number().int().min(0), offset: z.number().int().min(0).optional(), states: z.array(state).optional() }),
+    query,
+    'query',
+  );
+}

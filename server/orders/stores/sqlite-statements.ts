@@ -1,0 +1,114 @@
+/**
+ * Every statement the SQLite store runs, prepared once when the store is built. Lists of states
+ * travel as one JSON array parameter (`json_each`) and optional filters as NULL, so the text of
+ * each statement is fixed and never assembled per call.
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Row } from './sql/rows.js';
+
+export interface OrderParams {
+  id: string;
+  orderNo: string;
+  amount: number;
+  currency: string;
+  state: string;
+  version: number;
+  method: string | null;
+  transactionId: string | null;
+  maskedCard: string | null;
+  capturedAmount: number;
+  refundedAmount: number;
+  attention: string | null;
+  data: string;
+  createdAt: number;
+  updatedAt: number;
+  lastEventSeq: number;
+}
+
+export interface EventParams {
+  id: string;
+  orderId: string;
+  seq: number;
+  type: string;
+  source: string;
+  fromState: string | null;
+  toState: string | null;
+  dedupeKey: string | null;
+  actor: string | null;
+  data: string;
+  createdAt: number;
+}
+
+export interface ListParams {
+  states: string | null;
+  from: number | null;
+  to: number | null;
+  /** null: any; 1: flagged only; 0: unflagged only. */
+  attention: number | null;
+  limit: number;
+  offset: number;
+}
+
+type Stmt<P extends unknown[], R = unknown> = BetterSqlite3.Statement<P, R>;
+
+export interface SqliteStatements {
+  insertOrder: Stmt<[OrderParams]>;
+  byId: Stmt<[string], Row>;
+  byOrderNo: Stmt<[string], Row>;
+  byTransactionId: Stmt<[string], Row>;
+  updateOrder: Stmt<[OrderParams & { expectedVersion: number }]>;
+  bumpEventSeq: Stmt<[string], { last_event_seq: number }>;
+  eventByKey: Stmt<[string, string], Row>;
+  insertEvent: Stmt<[EventParams]>;
+  eventById: Stmt<[string], Row>;
+  listEvents: Stmt<[string], Row>;
+  acquireLease: Stmt<[{ id: string; owner: string; until: number; now: number }]>;
+  setLease: Stmt<[{ id: string; owner: string; until: number }]>;
+  releaseLease: Stmt<[string, string]>;
+  listDue: Stmt<[{ states: string; before: number; now: number; limit: number }], Row>;
+  list: Stmt<[ListParams], Row>;
+}
+
+const T = 'checkout_orders';
+const E = 'checkout_order_events';
+
+export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements {
+  return {
+    insertOrder: db.prepare(`INSERT INTO ${T}
+      (id, order_no, amount, currency, state, version, method, transaction_id, masked_card,
+       captured_amount, refunded_amount, attention, data, created_at, updated_at, last_event_seq)
+      VALUES (@id, @orderNo, @amount, @currency, @state, @version, @method, @transactionId, @maskedCard,
+       @capturedAmount, @refundedAmount, @attention, @data, @createdAt, @updatedAt, @lastEventSeq)
+      ON CONFLICT DO NOTHING`),
+    byId: db.prepare(`SELECT * FROM ${T} WHERE id = ?`),
+    byOrderNo: db.prepare(`SELECT * FROM ${T} WHERE order_no = ?`),
+    byTransactionId: db.prepare(`SELECT * FROM ${T} WHERE transaction_id = ? ORDER BY created_at, id LIMIT 1`),
+    // The version in the WHERE clause is the compare-and-set, even inside the transaction.
+    updateOrder: db.prepare(`UPDATE ${T} SET
+      state = @state, version = @version, method = @method, transaction_id = @transactionId,
+      masked_card = @maskedCard, captured_amount = @capturedAmount, refunded_amount = @refundedAmount,
+      attention = @attention, data = @data, updated_at = @updatedAt, last_event_seq = @lastEventSeq
+      WHERE id = @id AND version = @expectedVersion`),
+    bumpEventSeq: db.prepare(`UPDATE ${T} SET last_event_seq = last_event_seq + 1 WHERE id = ? RETURNING last_event_seq`),
+    eventByKey: db.prepare(`SELECT * FROM ${E} WHERE order_id = ? AND dedupe_key = ?`),
+    insertEvent: db.prepare(`INSERT INTO ${E}
+      (id, order_id, seq, type, source, from_state, to_state, dedupe_key, actor, data, created_at)
+      VALUES (@id, @orderId, @seq, @type, @source, @fromState, @toState, @dedupeKey, @actor, @data, @createdAt)`),
+    eventById: db.prepare(`SELECT * FROM ${E} WHERE id = ?`),
+    listEvents: db.prepare(`SELECT * FROM ${E} WHERE order_id = ? ORDER BY seq`),
+    acquireLease: db.prepare(`UPDATE ${T} SET lease_owner = @owner, lease_until = @until
+      WHERE id = @id AND (lease_owner IS NULL OR lease_until <= @now OR lease_owner = @owner)`),
+    setLease: db.prepare(`UPDATE ${T} SET lease_owner = @owner, lease_until = @until WHERE id = @id`),
+    releaseLease: db.prepare(`UPDATE ${T} SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?`),
+    listDue: db.prepare(`SELECT * FROM ${T}
+      WHERE state IN (SELECT value FROM json_each(@states)) AND updated_at < @before
+        AND (lease_owner IS NULL OR lease_until <= @now)
+      ORDER BY updated_at, id LIMIT @limit`),
+    list: db.prepare(`SELECT * FROM ${T}
+      WHERE (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
+        AND (@from IS NULL OR created_at >= @from)
+        AND (@to IS NULL OR created_at < @to)
+        AND (@attention IS NULL OR (attention IS NOT NULL) = (@attention = 1))
+      ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`),
+  };
+}

@@ -1,0 +1,279 @@
+/**
+ * The embedded default store: one SQLite file through better-sqlite3. WAL mode lets readers run
+ * beside the single writer; every write is one IMMEDIATE transaction (the write lock is taken
+ * up front, so two connections never deadlock upgrading a read), and busy_timeout makes other
+ * connections, in this process or another, wait for it instead of failing.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { z } from 'zod';
+import { ConfigError, KitError } from '../../errors.js';
+import { silentLogger } from '../../logging.js';
+import type { Logger } from '../../logging.js';
+import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionResult } from '../store.js';
+import type { NewEvent, NewOrder, Order, OrderEvent, OrderPatch } from '../types.js';
+import { guarded } from './sql/errors.js';
+import { rowToEvent, rowToOrder } from './sql/rows.js';
+import type { Row } from './sql/rows.js';
+import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkPatch } from './sql/validate.js';
+import { migrateSqlite } from './sqlite-migrate.js';
+import { prepareStatements } from './sqlite-statements.js';
+import type { EventParams, OrderParams } from './sqlite-statements.js';
+
+/** Where the store keeps its file when neither `path` nor `database` is given (relative to the working directory). */
+export const DEFAULT_SQLITE_PATH = 'data/checkout.sqlite';
+
+export interface SqliteStoreOptions {
+  /** Database file; its directory is created when missing. `:memory:` gives a private in-memory database. */
+  path?: string;
+  /** An already open better-sqlite3 database to use instead of `path`; the store never closes it. */
+  database?: BetterSqlite3.Database;
+  logger?: Logger;
+  /** How long a write waits for another connection's write lock, in ms. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+export interface SqliteOrderStore extends OrderStore {
+  /** Closes the database if the store opened it. */
+  close(): Promise<void>;
+}
+
+const optionsSchema = z.object({
+  path: z.string().min(1).optional(),
+  database: z.custom<BetterSqlite3.Database>((v) => typeof v === 'object' && v !== null && 'prepare' in v).optional(),
+  logger: z.custom<Logger>((v) => typeof v === 'object' && v !== null && 'warn' in v).optional(),
+  busyTimeoutMs: z.number().int().min(0).optional(),
+});
+
+const ADAPTER = 'SQLite';
+
+function parseOptions(options: SqliteStoreOptions): SqliteStoreOptions {
+  const result = optionsSchema.safeParse(options);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new ConfigError(`sqlite.${issue?.path.map(String).join('.') ?? ''}`, issue?.message ?? 'invalid', 'see docs/storage.md for the SQLite store options');
+  }
+  if (options.path !== undefined && options.database !== undefined) {
+    throw new ConfigError('sqlite.path', 'both `path` and `database` were given', 'pass one of them');
+  }
+  return options;
+}
+
+function openDatabase(path: string): BetterSqlite3.Database {
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  return new Database(path);
+}
+
+function orderParams(order: Order, lastEventSeq: number): OrderParams {
+  return {
+    id: order.id,
+    orderNo: order.orderNo,
+    amount: order.amount,
+    currency: order.currency,
+    state: order.state,
+    version: order.version,
+    method: order.method,
+    transactionId: order.transactionId,
+    maskedCard: order.maskedCard,
+    capturedAmount: order.capturedAmount,
+    refundedAmount: order.refundedAmount,
+    attention: order.attention,
+    data: JSON.stringify(order.data),
+    createdAt: order.createdAt.getTime(),
+    updatedAt: order.updatedAt.getTime(),
+    lastEventSeq,
+  };
+}
+
+function eventParams(orderId: string, seq: number, event: NewEvent, now: number): EventParams {
+  return {
+    id: randomUUID(),
+    orderId,
+    seq,
+    type: event.type,
+    source: event.source,
+    fromState: event.fromState ?? null,
+    toState: event.toState ?? null,
+    dedupeKey: event.dedupeKey ?? null,
+    actor: event.actor ?? null,
+    data: JSON.stringify(event.data ?? {}),
+    createdAt: now,
+  };
+}
+
+/** Absent patch fields stay; `data` is merged one level deep. */
+function applyPatch(order: Order, patch: OrderPatch, now: number): Order {
+  const next: Order = { ...order, version: order.version + 1, updatedAt: new Date(now) };
+  if (patch.state !== undefined) next.state = patch.state;
+  if (patch.method !== undefined) next.method = patch.method;
+  if (patch.transactionId !== undefined) next.transactionId = patch.transactionId;
+  if (patch.maskedCard !== undefined) next.maskedCard = patch.maskedCard;
+  if (patch.capturedAmount !== undefined) next.capturedAmount = patch.capturedAmount;
+  if (patch.refundedAmount !== undefined) next.refundedAmount = patch.refundedAmount;
+  if (patch.attention !== undefined) next.attention = patch.attention;
+  if (patch.data !== undefined) next.data = { ...order.data, ...patch.data };
+  return next;
+}
+
+function seqOf(row: Row): number {
+  return Number(row.last_event_seq);
+}
+
+export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrderStore {
+  const { path, database, logger = silentLogger, busyTimeoutMs = 5000 } = parseOptions(options);
+  const owned = database === undefined;
+  const db = database ?? openDatabase(path ?? DEFAULT_SQLITE_PATH);
+  try {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    if (!db.memory) db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    migrateSqlite(db, logger);
+  } catch (error) {
+    if (owned) db.close();
+    throw new KitError('ERR_STORE', `Could not open the SQLite order store at ${db.name}`, { cause: error });
+  }
+  const s = prepareStatements(db);
+
+  const read = (row: Row | undefined): Order | null => (row ? rowToOrder(row) : null);
+  const readEvent = (id: string): OrderEvent => {
+    const row = s.eventById.get(id);
+    if (!row) throw new KitError('ERR_STORE', 'An event vanished inside its own transaction');
+    return rowToEvent(row);
+  };
+
+  const transitionTx = db.transaction(
+    (id: string, expectedVersion: number, patch: OrderPatch, event: NewEvent | undefined): TransitionResult => {
+      const row = s.byId.get(id);
+      if (!row) return { ok: false, current: null };
+      const current = rowToOrder(row);
+      if (current.version !== expectedVersion) return { ok: false, current };
+      if (event?.dedupeKey && s.eventByKey.get(id, event.dedupeKey)) return { ok: false, current };
+      const now = Date.now();
+      const seq = seqOf(row) + (event ? 1 : 0);
+      const changed = s.updateOrder.run({ ...orderParams(applyPatch(current, patch, now), seq), expectedVersion }).changes;
+      if (changed !== 1) return { ok: false, current };
+      let stored: OrderEvent | null = null;
+      if (event) {
+        const params = eventParams(id, seq, event, now);
+        s.insertEvent.run(params);
+        stored = readEvent(params.id);
+      }
+      return { ok: true, order: rowToOrder(s.byId.get(id) ?? row), event: stored };
+    },
+  );
+
+  const appendTx = db.transaction((orderId: string, event: NewEvent): AppendResult => {
+    if (event.dedupeKey) {
+      const existing = s.eventByKey.get(orderId, event.dedupeKey);
+      if (existing) return { appended: false, existing: rowToEvent(existing) };
+    }
+    const bumped = s.bumpEventSeq.get(orderId);
+    if (!bumped) throw new KitError('ERR_ORDER_NOT_FOUND', 'No order with this id', { details: { orderId } });
+    const params = eventParams(orderId, bumped.last_event_seq, event, Date.now());
+    s.insertEvent.run(params);
+    return { appended: true, event: readEvent(params.id) };
+  });
+
+  const dueRows = (query: DueQuery, now: number): Row[] =>
+    query.limit === 0
+      ? []
+      : s.listDue.all({ states: JSON.stringify(query.states), before: query.updatedBefore.getTime(), now, limit: query.limit });
+
+  const claimTx = db.transaction((query: ClaimDue): Order[] => {
+    const now = Date.now();
+    const rows = dueRows(query, now);
+    for (const row of rows) s.setLease.run({ id: String(row.id), owner: query.owner, until: now + query.leaseMs });
+    return rows.map(rowToOrder);
+  });
+
+  return {
+    create: (order: NewOrder) =>
+      guarded(ADAPTER, 'create', () => {
+        checkNewOrder(order);
+        const createdAt = order.createdAt ?? new Date();
+        const stored: Order = {
+          id: order.id,
+          orderNo: order.orderNo,
+          amount: order.amount,
+          currency: order.currency,
+          state: order.state ?? 'created',
+          version: 0,
+          method: order.method ?? null,
+          transactionId: null,
+          maskedCard: null,
+          capturedAmount: 0,
+          refundedAmount: 0,
+          attention: null,
+          data: order.data ?? {},
+          createdAt,
+          updatedAt: createdAt,
+        };
+        if (s.insertOrder.run(orderParams(stored, 0)).changes === 0) {
+          throw new KitError('ERR_ORDER_EXISTS', 'An order with this id or order number already exists', {
+            details: { orderNo: order.orderNo },
+          });
+        }
+        const row = s.byId.get(order.id);
+        if (!row) throw new KitError('ERR_STORE', 'A new order could not be read back', { details: { orderNo: order.orderNo } });
+        return rowToOrder(row);
+      }),
+    get: (id) => guarded(ADAPTER, 'get', () => read(s.byId.get(id))),
+    getByOrderNo: (orderNo) => guarded(ADAPTER, 'getByOrderNo', () => read(s.byOrderNo.get(orderNo))),
+    getByTransactionId: (transactionId) =>
+      guarded(ADAPTER, 'getByTransactionId', () => read(s.byTransactionId.get(transactionId))),
+    transition: (id, expectedVersion, patch, event) =>
+      guarded(ADAPTER, 'transition', () => {
+        checkPatch(patch);
+        if (event) checkEvent(event);
+        return transitionTx.immediate(id, expectedVersion, patch, event);
+      }),
+    appendEvent: (orderId, event) =>
+      guarded(ADAPTER, 'appendEvent', () => {
+        checkEvent(event);
+        return appendTx.immediate(orderId, event);
+      }),
+    listEvents: (orderId) => guarded(ADAPTER, 'listEvents', () => s.listEvents.all(orderId).map(rowToEvent)),
+    acquireLease: (orderId, owner, ttlMs) =>
+      guarded(ADAPTER, 'acquireLease', () => {
+        checkLease(owner, ttlMs);
+        const now = Date.now();
+        return s.acquireLease.run({ id: orderId, owner, until: now + ttlMs, now }).changes === 1;
+      }),
+    releaseLease: (orderId, owner) =>
+      guarded(ADAPTER, 'releaseLease', () => {
+        s.releaseLease.run(orderId, owner);
+      }),
+    listDue: (query) =>
+      guarded(ADAPTER, 'listDue', () => {
+        checkDue(query);
+        return dueRows(query, Date.now()).map(rowToOrder);
+      }),
+    claimDue: (query) =>
+      guarded(ADAPTER, 'claimDue', () => {
+        checkDue(query);
+        checkLease(query.owner, query.leaseMs);
+        return claimTx.immediate(query);
+      }),
+    list: (query: ListQuery) =>
+      guarded(ADAPTER, 'list', () => {
+        checkList(query);
+        return s.list
+          .all({
+            states: query.states ? JSON.stringify(query.states) : null,
+            from: query.createdFrom?.getTime() ?? null,
+            to: query.createdTo?.getTime() ?? null,
+            attention: query.attention === undefined ? null : Number(query.attention),
+            limit: query.limit,
+            offset: query.offset ?? 0,
+          })
+          .map(rowToOrder);
+      }),
+    close: () =>
+      guarded(ADAPTER, 'close', () => {
+        if (owned && db.open) db.close();
+      }),
+  };
+}

@@ -1,0 +1,92 @@
+/** The per-order event log: sequence numbers, dedupe keys, unknown orders, long histories. */
+import { describe, expect, it } from 'vitest';
+import type { ConformanceContext } from './context.js';
+
+export function eventCases(ctx: ConformanceContext): void {
+  describe('events', () => {
+    it('numbers events 1..n in append order, across appendEvent and transition', async () => {
+      const input = ctx.newOrder();
+      await ctx.store.create(input);
+      await ctx.store.appendEvent(input.id, { type: 'return_hint', source: 'return' });
+      await ctx.store.transition(input.id, 0, { state: 'pending' }, { type: 'transition', source: 'sweeper' });
+      await ctx.store.appendEvent(input.id, { type: 'notification', source: 'notify' });
+      const events = await ctx.store.listEvents(input.id);
+      expect(events.map((e) => [e.seq, e.type])).toEqual([
+        [1, 'return_hint'],
+        [2, 'transition'],
+        [3, 'notification'],
+      ]);
+      expect(new Set(events.map((e) => e.id)).size).toBe(3);
+      expect(events.every((e) => e.orderId === input.id && e.createdAt instanceof Date)).toBe(true);
+    });
+
+    it('appends without changing the order and fills absent fields with null and {}', async () => {
+      const input = ctx.newOrder();
+      const created = await ctx.store.create(input);
+      const result = await ctx.store.appendEvent(input.id, { type: 'admin_action', source: 'admin' });
+      if (!result.appended) throw new Error('a new event was not appended');
+      expect(result.event).toMatchObject({ seq: 1, fromState: null, toState: null, dedupeKey: null, actor: null, data: {} });
+      expect(await ctx.store.get(input.id)).toEqual(created);
+    });
+
+    it('returns the existing event for a repeated dedupe key and writes nothing', async () => {
+      const input = ctx.newOrder();
+      await ctx.store.create(input);
+      const first = await ctx.store.appendEvent(input.id, { type: 'notification', source: 'notify', dedupeKey: 'k', data: { n: 1 } });
+      if (!first.appended) throw new Error('the first event was not appended');
+      const again = await ctx.store.appendEvent(input.id, { type: 'notification', source: 'notify', dedupeKey: 'k', data: { n: 2 } });
+      expect(again).toEqual({ appended: false, existing: first.event });
+      expect(await ctx.store.listEvents(input.id)).toEqual([first.event]);
+    });
+
+    it('scopes dedupe keys to one order and never dedupes events without a key', async () => {
+      const a = ctx.newOrder();
+      const b = ctx.newOrder();
+      await ctx.store.create(a);
+      await ctx.store.create(b);
+      expect((await ctx.store.appendEvent(a.id, { type: 'notification', source: 'notify', dedupeKey: 'same' })).appended).toBe(true);
+      expect((await ctx.store.appendEvent(b.id, { type: 'notification', source: 'notify', dedupeKey: 'same' })).appended).toBe(true);
+      expect((await ctx.store.appendEvent(a.id, { type: 'return_hint', source: 'return' })).appended).toBe(true);
+      expect((await ctx.store.appendEvent(a.id, { type: 'return_hint', source: 'return', dedupeKey: null })).appended).toBe(true);
+      expect(await ctx.store.listEvents(a.id)).toHaveLength(3);
+      expect(await ctx.store.listEvents(b.id)).toHaveLength(1);
+    });
+
+    it('rejects appending to an unknown order with ERR_ORDER_NOT_FOUND', async () => {
+      await expect(ctx.store.appendEvent('no-such-id', { type: 'notification', source: 'notify' })).rejects.toMatchObject({
+        code: 'ERR_ORDER_NOT_FOUND',
+      });
+      await expect(ctx.store.appendEvent('no-such-id', { type: 'notification', source: 'notify', dedupeKey: 'k' })).rejects.toMatchObject({
+        code: 'ERR_ORDER_NOT_FOUND',
+      });
+      expect(await ctx.store.listEvents('no-such-id')).toEqual([]);
+    });
+
+    it('lets concurrent appends with one dedupe key store it once', async () => {
+      const input = ctx.newOrder();
+      await ctx.store.create(input);
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => ctx.store.appendEvent(input.id, { type: 'notification', source: 'notify', dedupeKey: 'dup' })),
+      );
+      expect(results.filter((r) => r.appended)).toHaveLength(1);
+      const events = await ctx.store.listEvents(input.id);
+      expect(events).toHaveLength(1);
+      for (const r of results) expect(r.appended ? r.event : r.existing).toEqual(events[0]);
+    });
+
+    it('keeps a long history in order', { timeout: ctx.options.slowTimeoutMs }, async () => {
+      const count = ctx.options.largeHistoryEvents;
+      const input = ctx.newOrder();
+      await ctx.store.create(input);
+      for (let i = 1; i <= count; i++) {
+        await ctx.store.appendEvent(input.id, { type: 'notification', source: 'notify', dedupeKey: `n-${i}`, data: { i } });
+      }
+      const moved = await ctx.store.transition(input.id, 0, { state: 'pending' }, { type: 'transition', source: 'sweeper' });
+      expect(moved.ok && moved.event?.seq).toBe(count + 1);
+      const events = await ctx.store.listEvents(input.id);
+      expect(events).toHaveLength(count + 1);
+      expect(events.every((e, index) => e.seq === index + 1)).toBe(true);
+      expect(events.slice(0, count).every((e, index) => e.data.i === index + 1)).toBe(true);
+    });
+  });
+}
