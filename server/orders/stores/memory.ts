@@ -69,7 +69,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
     key == null ? undefined : events.get(orderId)?.find((e) => e.dedupeKey === key);
 
   const applyPatch = (order: Order, patch: OrderPatch): Order => {
-    const { data, ...fields } = patch;
+    const { data, ...rest } = patch;
+    // Absent and explicitly undefined fields both leave the stored value as it is.
+    const fields = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
     const next: Order = { ...order, ...copy(fields), version: order.version + 1, updatedAt: now() };
     if (data !== undefined) next.data = { ...order.data, ...copy(data) };
     return next;
@@ -142,8 +144,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       }
       const next = applyPatch(order, patch);
       orders.set(id, next);
-      if (next.transactionId !== null && next.transactionId !== order.transactionId) {
-        byTransactionId.set(next.transactionId, id);
+      if (next.transactionId !== order.transactionId) {
+        if (order.transactionId !== null) byTransactionId.delete(order.transactionId);
+        if (next.transactionId !== null) byTransactionId.set(next.transactionId, id);
       }
       const stored = event ? makeEvent(id, event) : null;
       return { ok: true, order: copy(next), event: stored ? copy(stored) : null };
