@@ -1,0 +1,139 @@
+/**
+ * `createGatewayClient(options)`: the typed client for every operation of the interface. Options
+ * are checked once here (ConfigError naming the option and the fix); each family of operations
+ * lives in its own module under operations/.
+ */
+import { ConfigError } from '../errors.js';
+import { redactingLogger, silentLogger, type Logger } from '../logging.js';
+import type { CallOptions, RetryPolicy } from './core.js';
+import { createBatchApi, type BatchApi } from './operations/batch.js';
+import type { BatchItemResult } from './operations/batch-runner.js';
+import type { ClientContext } from './operations/context.js';
+import { createOptimise, type OptimiseInput, type OptimiseResult } from './operations/optimise.js';
+import { createPaymentsApi, type PaymentsApi } from './operations/payments.js';
+import { createPayoutsApi, type PayoutsApi } from './operations/payouts.js';
+import { createQueriesApi, type QueriesApi } from './operations/queries.js';
+import { createSubscriptionsApi, type SubscriptionsApi } from './operations/subscriptions.js';
+import { createUpdateOrders, type UpdateOrderInput } from './operations/update-orders.js';
+import type { UpdateOrdersResultElement } from './schemas/batch.js';
+import { resolveRecipes, SIGNED_OPERATIONS, type SignatureRecipe, type SignedOperation } from './signing.js';
+import { DEFAULT_JSON_CONTENT_TYPE } from './wire.js';
+
+export interface GatewayClientOptions {
+  /** e.g. https://gateway.example/ (test and live accounts have separate base URLs). */
+  baseUrl: string;
+  merchantId: string;
+  accountId: string;
+  /** The account's sign key: case-sensitive, never logged. */
+  signKey: string;
+  /** Extra keys accepted when verifying replies (key rotation). */
+  verifyKeys?: string[];
+  /** Defaults to the global fetch (keep-alive connections are reused). */
+  fetch?: typeof fetch;
+  /** Per-call timeout; default 30 000 ms. */
+  timeoutMs?: number;
+  /** Content type sent with JSON bodies; default application/x-www-form-urlencoded, as the samples. */
+  jsonContentType?: string;
+  /** Overrides of the signature recipes, per operation. */
+  recipes?: Partial<Record<SignedOperation, SignatureRecipe>>;
+  logger?: Logger;
+  /** Retries of the two reads (query, refund search); default 3 attempts, 200 ms base delay. */
+  readRetries?: RetryPolicy;
+  /** Check amount = item_total + shipping + … − discount before sending; default false. */
+  checkAmountComponents?: boolean;
+  /** Batch requests in flight at once; default 4. */
+  batchConcurrency?: number;
+}
+
+export interface GatewayClient {
+  payments: PaymentsApi;
+  queries: QueriesApi;
+  batch: BatchApi;
+  payouts: PayoutsApi;
+  subscriptions: SubscriptionsApi;
+  optimise(input: OptimiseInput, options?: CallOptions): Promise<OptimiseResult>;
+  updateOrders(
+    orders: UpdateOrderInput[],
+    options?: CallOptions,
+  ): Promise<BatchItemResult<UpdateOrdersResultElement, UpdateOrderInput>[]>;
+}
+
+/** Every option name; the compiler keeps this in step with GatewayClientOptions. */
+const OPTION_NAMES: Record<keyof GatewayClientOptions, true> = {
+  baseUrl: true, merchantId: true, accountId: true, signKey: true, verifyKeys: true, fetch: true, timeoutMs: true,
+  jsonContentType: true, recipes: true, logger: true, readRetries: true, checkAmountComponents: true, batchConcurrency: true,
+};
+const KNOWN_OPTIONS = new Set(Object.keys(OPTION_NAMES));
+
+function positiveInt(value: number | undefined, fallback: number, option: string, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw new ConfigError(option, `must be a whole number from 1 to ${max}, got ${String(value)}`, `set ${option} to a whole number in range or leave it out`);
+  }
+  return value;
+}
+
+function normaliseBaseUrl(baseUrl: unknown): string {
+  if (typeof baseUrl !== 'string' || !URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
+    throw new ConfigError('baseUrl', 'must be an http(s) URL', 'pass the gateway base URL, e.g. https://gateway.example');
+  }
+  return baseUrl.replace(/\/+$/, '');
+}
+
+function checkOptions(options: GatewayClientOptions): void {
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) throw new ConfigError(key, 'is not a known option', `remove "${key}" or check its spelling`);
+  }
+  if (typeof options.merchantId !== 'string' || !/^.{1,7}$/.test(options.merchantId)) {
+    throw new ConfigError('merchantId', 'must be 1-7 characters', 'use the merchant_id the gateway issued');
+  }
+  if (typeof options.accountId !== 'string' || !/^.{1,10}$/.test(options.accountId)) {
+    throw new ConfigError('accountId', 'must be 1-10 characters', 'use the account_id the gateway issued');
+  }
+  if (typeof options.signKey !== 'string' || options.signKey.length === 0) {
+    throw new ConfigError('signKey', 'is missing', 'pass the sign key issued for this account_id');
+  }
+  if (options.verifyKeys !== undefined && (!Array.isArray(options.verifyKeys) || options.verifyKeys.some((k) => typeof k !== 'string' || k === ''))) {
+    throw new ConfigError('verifyKeys', 'must be a list of non-empty keys', 'list the previous sign keys still accepted, or leave it out');
+  }
+  for (const op of Object.keys(options.recipes ?? {})) {
+    if (!SIGNED_OPERATIONS.includes(op as SignedOperation)) {
+      throw new ConfigError(`recipes.${op}`, 'is not a signed operation', `use one of ${SIGNED_OPERATIONS.join(', ')}`);
+    }
+  }
+}
+
+export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
+  checkOptions(options);
+  const readRetries = options.readRetries ?? { attempts: 3, baseDelayMs: 200 };
+  positiveInt(readRetries.attempts, 3, 'readRetries.attempts', 10);
+  if (!Number.isFinite(readRetries.baseDelayMs) || readRetries.baseDelayMs < 0) {
+    throw new ConfigError('readRetries.baseDelayMs', 'must be zero or more milliseconds', 'set a delay such as 200');
+  }
+  const ctx: ClientContext = {
+    core: {
+      baseUrl: normaliseBaseUrl(options.baseUrl),
+      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      timeoutMs: positiveInt(options.timeoutMs, 30_000, 'timeoutMs', 600_000),
+      jsonContentType: options.jsonContentType ?? DEFAULT_JSON_CONTENT_TYPE,
+      logger: redactingLogger(options.logger ?? silentLogger),
+      readRetries,
+    },
+    merchantId: options.merchantId,
+    accountId: options.accountId,
+    signKey: options.signKey,
+    verifyKeys: [options.signKey, ...(options.verifyKeys ?? [])],
+    recipes: resolveRecipes(options.recipes),
+    checkAmountComponents: options.checkAmountComponents ?? false,
+    batchConcurrency: positiveInt(options.batchConcurrency, 4, 'batchConcurrency', 32),
+  };
+  return {
+    payments: createPaymentsApi(ctx),
+    queries: createQueriesApi(ctx),
+    batch: createBatchApi(ctx),
+    payouts: createPayoutsApi(ctx),
+    subscriptions: createSubscriptionsApi(ctx),
+    optimise: createOptimise(ctx),
+    updateOrders: createUpdateOrders(ctx),
+  };
+}

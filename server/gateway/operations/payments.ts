@@ -1,0 +1,112 @@
+/**
+ * Payments: direct card and APM payments (/v1/authorise, XML reply) and the hosted page
+ * (/v1/checkout), either as the signed form a browser posts or as a server-side POST.
+ * Authorise is never re-sent: a lost answer is an unknown outcome, settled by query.
+ */
+import type { z } from 'zod';
+import { send, type CallOptions, type ErrorContext } from '../core.js';
+import { encodeItems, type LineItem } from '../items.js';
+import { checkAmountComponents, toWireAmount } from '../money.js';
+import {
+  apmPaymentRequestSchema, checkoutRequestSchema, directPaymentRequestSchema,
+} from '../schemas/payments.js';
+import type { SignedOperation } from '../signing.js';
+import { OPERATION_PATHS, toFormFields } from '../wire.js';
+import { parseAuthoriseXml } from '../xml.js';
+import { toAuthoriseResult, type AuthoriseResult } from './authorise-result.js';
+import { identity, inContext, validate, withSignature, type ClientContext } from './context.js';
+import {
+  apmPaymentInputSchema, checkoutInputSchema, directPaymentInputSchema, MONEY_FIELDS,
+  type ApmPaymentInput, type CheckoutInput, type DirectPaymentInput,
+} from './payment-inputs.js';
+
+export interface CheckoutForm {
+  /** `{baseUrl}/v1/checkout`: where the browser posts the form. */
+  action: string;
+  /** Hidden fields, already signed; nested values are JSON text. */
+  fields: Record<string, string>;
+}
+
+export interface PaymentsApi {
+  authorise(input: DirectPaymentInput, options?: CallOptions): Promise<AuthoriseResult>;
+  authoriseApm(input: ApmPaymentInput, options?: CallOptions): Promise<AuthoriseResult>;
+  checkoutForm(input: CheckoutInput): CheckoutForm;
+  /** POSTs the checkout request from the server and returns the gateway's HTML page. */
+  checkoutPage(input: CheckoutInput, options?: CallOptions): Promise<string>;
+}
+
+type PaymentInput = Record<string, unknown> & {
+  currency: string;
+  items: LineItem[];
+  subscription?: Record<string, unknown> & { contract_amount?: number | undefined };
+};
+
+/** Turns validated input into unsigned wire fields: money to decimal strings, items encoded. */
+function toWireFields(ctx: ClientContext, input: PaymentInput): Record<string, unknown> {
+  const currency = input.currency;
+  if (ctx.checkAmountComponents) {
+    const amounts: Record<string, number | undefined> = {};
+    for (const field of MONEY_FIELDS) amounts[field] = input[field] as number | undefined;
+    checkAmountComponents({ ...amounts, amount: amounts.amount ?? 0 });
+  }
+  const { items, subscription, ...rest } = input;
+  const fields: Record<string, unknown> = { ...identity(ctx), ...rest };
+  for (const field of MONEY_FIELDS) {
+    const minor = input[field];
+    if (typeof minor === 'number') fields[field] = toWireAmount(minor, currency, field);
+  }
+  fields.items = encodeItems(items, currency);
+  if (subscription !== undefined) {
+    const { contract_amount, ...plan } = subscription;
+    fields.subscription =
+      contract_amount === undefined ? plan : { ...plan, contract_amount: toWireAmount(contract_amount, currency, 'subscription.contract_amount') };
+  }
+  return fields;
+}
+
+function buildSigned<S extends z.ZodType>(
+  ctx: ClientContext,
+  operation: SignedOperation,
+  inputSchema: z.ZodType,
+  wireSchema: S,
+  input: unknown,
+): z.output<S> {
+  const parsed = validate(inputSchema, input) as PaymentInput;
+  return validate(wireSchema, withSignature(ctx, operation, toWireFields(ctx, parsed)));
+}
+
+async function authoriseWith(
+  ctx: ClientContext,
+  wire: { order_no: string; amount: string; currency: string },
+  options: CallOptions | undefined,
+): Promise<AuthoriseResult> {
+  const ectx: ErrorContext = { operation: 'authorise', orderNo: wire.order_no };
+  const reply = await send(ctx.core, { operation: 'authorise', fields: wire, orderNo: wire.order_no, timeoutMs: options?.timeoutMs });
+  try {
+    return toAuthoriseResult(parseAuthoriseXml(reply.text), wire, ctx, ectx);
+  } catch (error) {
+    throw inContext(error, ectx);
+  }
+}
+
+export function createPaymentsApi(ctx: ClientContext): PaymentsApi {
+  return {
+    async authorise(input, options) {
+      const wire = buildSigned(ctx, 'authorise', directPaymentInputSchema, directPaymentRequestSchema, input);
+      return authoriseWith(ctx, wire, options);
+    },
+    async authoriseApm(input, options) {
+      const wire = buildSigned(ctx, 'authorise', apmPaymentInputSchema, apmPaymentRequestSchema, input);
+      return authoriseWith(ctx, wire, options);
+    },
+    checkoutForm(input) {
+      const wire = buildSigned(ctx, 'checkout', checkoutInputSchema, checkoutRequestSchema, input);
+      return { action: `${ctx.core.baseUrl}${OPERATION_PATHS.checkout}`, fields: toFormFields(wire) };
+    },
+    async checkoutPage(input, options) {
+      const wire = buildSigned(ctx, 'checkout', checkoutInputSchema, checkoutRequestSchema, input);
+      const reply = await send(ctx.core, { operation: 'checkout', fields: wire, orderNo: wire.order_no, timeoutMs: options?.timeoutMs });
+      return reply.text;
+    },
+  };
+}

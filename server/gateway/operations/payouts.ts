@@ -1,0 +1,110 @@
+/**
+ * Payouts (/v1/payout). Sent once, never re-sent: `request_id` (generated when not given) is the
+ * reference to quote when settling a lost answer with the gateway. A failed payout is a result
+ * (status, failure_reason), not an exception; a refused request is.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ProtocolError } from '../../errors.js';
+import { describe, parseJsonReply, send, type CallOptions, type ErrorContext } from '../core.js';
+import { toWireAmount } from '../money.js';
+import { payoutFields, payoutRequestSchema, payoutResponseSchema, type PayoutResponse } from '../schemas/payouts.js';
+import { checkEcho, checkReturnStatus, identity, orNull, replyMinor, validate, withSignature, type ClientContext } from './context.js';
+import { minorUnits } from './payment-inputs.js';
+
+const { merchant_id: _m, account_id: _a, encryption_data: _e, ...payoutInputFields } = payoutFields;
+
+export const payoutInputSchema = z
+  .strictObject({
+    ...payoutInputFields,
+    request_id: payoutFields.request_id.optional(),
+    payment_amount: minorUnits,
+    source_amount: minorUnits.optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.beneficiary === undefined && (value.beneficiary_id ?? '') === '') {
+      ctx.addIssue({ code: 'custom', path: ['beneficiary'], message: 'is required unless beneficiary_id is given' });
+    }
+    if (value.source_amount !== undefined && value.source_currency === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['source_currency'], message: 'is required with source_amount' });
+    }
+  });
+/** Wire names; `payment_amount` and `source_amount` are minor units; `request_id` is optional. */
+export type PayoutInput = z.input<typeof payoutInputSchema>;
+
+export interface PayoutResult {
+  raw: PayoutResponse;
+  requestId: string;
+  transactionId: string | null;
+  /** COMPLETED is the observed value. */
+  status: string | null;
+  shortReferenceId: string | null;
+  payerId: string | null;
+  /** Minor units of payment_currency. */
+  amountBeneficiaryReceives: number | null;
+  /** Minor units of source_currency (payment_currency when none). */
+  amountPayerPays: number | null;
+  /** Minor units of feeCurrency. */
+  feeAmount: number | null;
+  feeCurrency: string | null;
+  failureReason: string | null;
+  failureType: string | null;
+  createdAt: Date | null;
+  lastUpdatedAt: Date | null;
+}
+
+export interface PayoutsApi {
+  create(input: PayoutInput, options?: CallOptions): Promise<PayoutResult>;
+}
+
+const toDate = (value: string | undefined): Date | null => (value === undefined ? null : new Date(value));
+
+function toResult(body: PayoutResponse, requestId: string, currency: string, ectx: ErrorContext): PayoutResult {
+  const minor = (value: string | number | undefined, cur: string | undefined, field: string): number | null =>
+    value === undefined || value === '' || cur === undefined ? null : replyMinor(value, cur, field, ectx);
+  return {
+    raw: body,
+    requestId,
+    transactionId: orNull(body.transaction_id),
+    status: orNull(body.status),
+    shortReferenceId: orNull(body.short_reference_id),
+    payerId: orNull(body.payer_id),
+    amountBeneficiaryReceives: minor(body.amount_beneficiary_receives, body.payment_currency ?? currency, 'amount_beneficiary_receives'),
+    amountPayerPays: minor(body.amount_payer_pays, body.source_currency ?? body.payment_currency ?? currency, 'amount_payer_pays'),
+    feeAmount: minor(body.fee_amount, body.fee_currency, 'fee_amount'),
+    feeCurrency: orNull(body.fee_currency),
+    failureReason: orNull(body.failure_reason),
+    failureType: orNull(body.failure_type),
+    createdAt: toDate(body.created_at),
+    lastUpdatedAt: toDate(body.last_updated_at),
+  };
+}
+
+export function createPayoutsApi(ctx: ClientContext): PayoutsApi {
+  return {
+    async create(input, options) {
+      const parsed = validate(payoutInputSchema, input);
+      const requestId = parsed.request_id ?? randomUUID();
+      const currency = parsed.payment_currency;
+      const unsigned = {
+        ...identity(ctx),
+        ...parsed,
+        request_id: requestId,
+        payment_amount: toWireAmount(parsed.payment_amount, currency, 'payment_amount'),
+        source_amount:
+          parsed.source_amount === undefined ? undefined : toWireAmount(parsed.source_amount, parsed.source_currency ?? currency, 'source_amount'),
+      };
+      const wire = validate(payoutRequestSchema, withSignature(ctx, 'payout', unsigned));
+      const ectx: ErrorContext = { operation: 'payout', orderNo: `request ${requestId}` };
+      const reply = await send(ctx.core, { operation: 'payout', fields: wire, orderNo: ectx.orderNo, timeoutMs: options?.timeoutMs });
+      const body = parseJsonReply(payoutResponseSchema, reply, ectx);
+      checkEcho(wire.encryption_data, body.encryption_data, ectx, false);
+      if (body.return_status !== undefined) checkReturnStatus(body, ectx);
+      checkEcho(wire.encryption_data, body.encryption_data, ectx);
+      if (body.request_id !== undefined && body.request_id !== requestId) {
+        throw new ProtocolError('ERR_PROTOCOL_MALFORMED', `${describe(ectx)}: the reply is for another request_id`, { details: { operation: 'payout' } });
+      }
+      return toResult(body, requestId, currency, ectx);
+    },
+  };
+}

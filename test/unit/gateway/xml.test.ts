@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { ProtocolError } from '../../../server/errors.js';
+import { buildResponXml, MAX_XML_BYTES, parseAuthoriseXml } from '../../../server/gateway/xml.js';
+
+const expectMalformed = (xml: string): void => {
+  try {
+    parseAuthoriseXml(xml);
+    expect.unreachable('parsed hostile XML');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).code).toBe('ERR_PROTOCOL_MALFORMED');
+  }
+};
+
+describe('parseAuthoriseXml', () => {
+  it('keeps every value a string (no number coercion)', () => {
+    const out = parseAuthoriseXml(
+      '<?xml version="1.0" encoding="UTF-8"?><respon><order_no>001</order_no><amount>10.00</amount><currency>USD</currency>' +
+        '<order_status>1</order_status><result_info>0000:Success</result_info><risk_score>0050</risk_score><token_id></token_id></respon>',
+    );
+    expect(out).toMatchObject({ order_no: '001', amount: '10.00', order_status: '1', result_info: '0000:Success', risk_score: '0050', token_id: '' });
+  });
+
+  it('reads risk_reasons as a list of {name, status} in each published shape', () => {
+    const repeated = parseAuthoriseXml(
+      '<respon><order_no>A</order_no><risk_reasons><name>ip</name><status>PASS</status></risk_reasons><risk_reasons><name>bin</name><status>REVIEW</status></risk_reasons></respon>',
+    );
+    expect(repeated.risk_reasons).toEqual([{ name: 'ip', status: 'PASS' }, { name: 'bin', status: 'REVIEW' }]);
+    const pairs = parseAuthoriseXml('<respon><order_no>A</order_no><risk_reasons><name>a</name><status>1</status><name>b</name><status>2</status></risk_reasons></respon>');
+    expect(pairs.risk_reasons).toEqual([{ name: 'a', status: '1' }, { name: 'b', status: '2' }]);
+    const wrapped = parseAuthoriseXml('<respon><order_no>A</order_no><risk_reasons><reason><name>a</name><status>1</status></reason><reason><name>b</name><status>2</status></reason></risk_reasons></respon>');
+    expect(wrapped.risk_reasons).toEqual([{ name: 'a', status: '1' }, { name: 'b', status: '2' }]);
+    expect(parseAuthoriseXml('<respon><order_no>A</order_no><risk_reasons/></respon>').risk_reasons).toEqual([]);
+  });
+
+  it('decodes the predefined entities once and never expands further', () => {
+    const out = parseAuthoriseXml('<respon><order_no>A</order_no><issuer_url>https://i.example/p?a=1&amp;b=2</issuer_url><note>&amp;lt;x&#65;&#x42;</note></respon>');
+    expect(out.issuer_url).toBe('https://i.example/p?a=1&b=2');
+    expect(out.note).toBe('&lt;xAB');
+  });
+
+  it('strips unknown elements', () => {
+    const out = parseAuthoriseXml('<respon><order_no>A</order_no><extra><deep>1</deep></extra></respon>');
+    expect(out).toEqual({ order_no: 'A' });
+  });
+
+  it('refuses entity declarations (billion laughs) and any DOCTYPE', () => {
+    expectMalformed(
+      '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">' +
+        '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><respon><order_no>&lol3;</order_no></respon>',
+    );
+    expectMalformed('<!DOCTYPE respon SYSTEM "http://evil.example/x.dtd"><respon><order_no>A</order_no></respon>');
+    expectMalformed('<!doctype respon><respon><order_no>A</order_no></respon>');
+  });
+
+  it('refuses input over the size limit', () => {
+    expectMalformed(`<respon><order_no>A</order_no><note>${'x'.repeat(MAX_XML_BYTES)}</note></respon>`);
+  });
+
+  it('refuses a wrong root, several roots, no root and broken XML', () => {
+    expectMalformed('<response><order_no>A</order_no></response>');
+    expectMalformed('<respon><order_no>A</order_no></respon><respon><order_no>B</order_no></respon>');
+    expectMalformed('<respon><order_no>A</order_no></respon><other/>');
+    expectMalformed('');
+    expectMalformed('{"order_no":"A"}');
+    expectMalformed('<respon><order_no>A</amount></respon>');
+  });
+
+  it('refuses prototype keys', () => {
+    expectMalformed('<respon><order_no>A</order_no><__proto__><polluted>1</polluted></__proto__></respon>');
+    expectMalformed('<respon><order_no>A</order_no><constructor><prototype>1</prototype></constructor></respon>');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses known elements that are repeated or nested, and bad formats', () => {
+    expectMalformed('<respon><order_no>A</order_no><amount>1.00</amount><amount>2.00</amount></respon>');
+    expectMalformed('<respon><order_no>A</order_no><amount><x>1</x></amount></respon>');
+    expectMalformed('<respon><order_no>A</order_no><amount>ten</amount></respon>');
+    expectMalformed('<respon><amount>1.00</amount></respon>');
+  });
+});
+
+describe('buildResponXml', () => {
+  it('round-trips through the parser, escaping text', () => {
+    const fields = {
+      merchant_id: '701001',
+      order_no: 'A<&>"1',
+      amount: '0010.00',
+      currency: 'USD',
+      order_status: '1',
+      result_info: '0000:Success',
+      issuer_url: 'https://i.example/?a=1&b=2',
+      token_id: '',
+      risk_reasons: [{ name: 'ip & bin', status: 'PASS' }, { name: 'velocity', status: 'REVIEW' }],
+      note: undefined,
+    };
+    const xml = buildResponXml(fields);
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?><respon>')).toBe(true);
+    expect(xml).not.toContain('<note>');
+    expect(xml).toContain('a=1&amp;b=2');
+    const { note: _note, ...expected } = fields;
+    expect(parseAuthoriseXml(xml)).toEqual(expected);
+  });
+
+  it('refuses unsafe element names', () => {
+    expect(() => buildResponXml({ 'a b': 'x' })).toThrow(ProtocolError);
+    expect(() => buildResponXml({ __proto__x: 'x', ['<x>']: 'y' })).toThrow(ProtocolError);
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it, vi } from 'vitest';
+import { maskCardNumbers, redact, redactingLogger, silentLogger, type Logger } from '../../server/logging.js';
+
+const PAN = '4111111111111111';
+
+describe('redact', () => {
+  it('masks Luhn-valid card numbers in free text, with or without separators', () => {
+    expect(maskCardNumbers(`card ${PAN} declined`)).toBe('card [REDACTED CARD] declined');
+    expect(maskCardNumbers('4111 1111 1111 1111')).toBe('[REDACTED CARD]');
+    expect(maskCardNumbers('4111-1111-1111-1111')).toBe('[REDACTED CARD]');
+  });
+
+  it('leaves other digit runs alone', () => {
+    expect(maskCardNumbers('order 20260131090507')).toBe('order 20260131090507');
+    expect(maskCardNumbers('4111111111111112')).toBe('4111111111111112');
+  });
+
+  it('removes card data and secrets by field name, at any depth', () => {
+    const out = redact({
+      card: PAN,
+      security_code: '737',
+      expiration_month: '07',
+      expiration_year: '2031',
+      sign_key: 'k',
+      nested: [{ cvv: '123', note: `pan ${PAN}` }],
+      order_no: 'A-1',
+    }) as Record<string, unknown>;
+    expect(out).toEqual({
+      card: '[REDACTED]',
+      security_code: '[REDACTED]',
+      expiration_month: '[REDACTED]',
+      expiration_year: '[REDACTED]',
+      sign_key: '[REDACTED]',
+      nested: [{ cvv: '[REDACTED]', note: 'pan [REDACTED CARD]' }],
+      order_no: 'A-1',
+    });
+  });
+
+  it('keeps the masked card the gateway returns', () => {
+    expect(redact({ card: '411111******1111' })).toEqual({ card: '411111******1111' });
+  });
+
+  it('redacts errors, form parameters and leaves empty values as they are', () => {
+    const error = redact(new Error(`bad ${PAN}`)) as Record<string, unknown>;
+    expect(error.message).toBe('bad [REDACTED CARD]');
+    expect(redact(new URLSearchParams({ card: PAN, a: 'b' }))).toEqual({ card: '[REDACTED]', a: 'b' });
+    expect(redact({ card: '' })).toEqual({ card: '' });
+  });
+});
+
+describe('redactingLogger', () => {
+  it('redacts every object and message before the inner logger sees it', () => {
+    const info = vi.fn();
+    const inner: Logger = { ...silentLogger, info };
+    redactingLogger(inner).info({ body: { card: PAN, security_code: '737' } }, `paying with ${PAN}`);
+    expect(info).toHaveBeenCalledWith({ body: { card: '[REDACTED]', security_code: '[REDACTED]' } }, 'paying with [REDACTED CARD]');
+  });
+});
