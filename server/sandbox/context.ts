@@ -1,0 +1,28 @@
+/** What every part of the sandbox shares: options, accounts, the ledger, the notifier, faults. */
+import type { Request } from 'express';
+import type { FaultRegistry } from './faults.js';
+import { accountKey, type LedgerStore } from './ledger.js';
+import type { Notifier } from './notifier.js';
+import type { ResolvedSandboxOptions } from './options.js';
+import type { SandboxAccount } from './types.js';
+
+export interface SandboxContext {
+  options: ResolvedSandboxOptions;
+  ledger: LedgerStore;
+  notifier: Notifier;
+  faults: FaultRegistry;
+  accounts: ReadonlyMap<string, SandboxAccount>;
+}
+
+export function findAccount(ctx: SandboxContext, merchantId: string, accountId: string): SandboxAccount | undefined {
+  return ctx.accounts.get(accountKey(merchantId, accountId));
+}
+
+/**
+ * The address pages and issuer_url use: `publicBaseUrl` when configured, otherwise the address
+ * this request reached (which includes the mount path when the app is mounted).
+ */
+export function baseUrlOf(ctx: SandboxContext, req: Request): string {
+  if (ctx.options.publicBaseUrl !== undefined) return ctx.options.publicBaseUrl;
+  return `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
+}

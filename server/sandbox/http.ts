@@ -1,0 +1,64 @@
+/**
+ * What an endpoint answers, as a value: faults (malformed reply, timeout, reset) act on it
+ * before it is written, and errors carry the gateway's `{code, source, message}` body.
+ */
+import type { Response } from 'express';
+import { GATEWAY_ERROR_CODES } from '../gateway/codes.js';
+
+export interface Reply {
+  status: number;
+  contentType: string;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+/** An answer other than 200: HTTP status plus the gateway error body. */
+export class SandboxHttpError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly source: string;
+  constructor(status: number, code: string, source: string, message: string) {
+    super(message);
+    this.name = 'SandboxHttpError';
+    this.status = status;
+    this.code = code;
+    this.source = source;
+  }
+}
+
+export const badInput = (source: string, message: string): SandboxHttpError =>
+  new SandboxHttpError(400, GATEWAY_ERROR_CODES.invalidInput, source, message);
+
+export function jsonReply(value: unknown, status = 200): Reply {
+  return { status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(value) };
+}
+
+export function xmlReply(xml: string): Reply {
+  return { status: 200, contentType: 'application/xml; charset=utf-8', body: xml };
+}
+
+export function errorReply(error: SandboxHttpError): Reply {
+  return jsonReply({ code: error.code, source: error.source, message: error.message }, error.status);
+}
+
+export function sendReply(res: Response, reply: Reply): void {
+  res.status(reply.status);
+  res.setHeader('Content-Type', reply.contentType);
+  res.setHeader('Cache-Control', 'no-store');
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  res.send(reply.body);
+}
+
+/** A string field of a parsed body, '' when absent or not a string or number. */
+export function str(fields: Readonly<Record<string, unknown>>, name: string): string {
+  const value = fields[name];
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return '';
+}
+
+/** A route parameter as one string ('' when absent). */
+export function param(req: { params: Record<string, string | string[] | undefined> }, name: string): string {
+  const value = req.params[name];
+  return typeof value === 'string' ? value : '';
+}

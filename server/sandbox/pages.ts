@@ -1,0 +1,101 @@
+/**
+ * HTML pages of the sandbox (issuer pages, hosted card page, checkout reply, inspector). Pug
+ * templates are compiled once when the sandbox is created. Every page carries a strict CSP with
+ * a per-request nonce and a form-action list of exactly the origins the page posts to.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pug from 'pug';
+import type { Reply } from './http.js';
+
+export const TEMPLATES = ['autosubmit', 'issuer-3ds', 'issuer-apm', 'hosted-card', 'message', 'inspector'] as const;
+export type TemplateName = (typeof TEMPLATES)[number];
+
+/** views/sandbox, found from this module whether it runs from source or from dist/. */
+export function findViewsDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const candidate = join(dir, 'views', 'sandbox');
+    if (existsSync(join(candidate, 'layout.pug'))) return candidate;
+    dir = dirname(dir);
+  }
+  throw new Error('views/sandbox not found next to the sandbox module');
+}
+
+/** The origin of an absolute http(s) URL, or null; only origins reach the CSP header. */
+export function originOf(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * form-action lists exactly the origins the page's forms post to: 'self' for relative targets,
+ * 'none' when the page has no form.
+ */
+export function contentSecurityPolicy(nonce: string, formTargets: readonly string[]): string {
+  const sources = new Set<string>();
+  for (const target of formTargets) {
+    if (target.startsWith('/') && !target.startsWith('//')) sources.add("'self'");
+    else {
+      const origin = originOf(target);
+      if (origin !== null) sources.add(origin);
+    }
+  }
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "img-src 'self' data:",
+    `form-action ${sources.size === 0 ? "'none'" : [...sources].join(' ')}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+export interface PageOptions {
+  status?: number;
+  /** Absolute or relative URLs the page's forms post to. */
+  formTargets?: readonly string[];
+}
+
+export class Pages {
+  readonly #templates: Record<TemplateName, pug.compileTemplate>;
+
+  constructor(viewsDir: string = findViewsDir()) {
+    const compiled = {} as Record<TemplateName, pug.compileTemplate>;
+    for (const name of TEMPLATES) {
+      compiled[name] = pug.compileFile(join(viewsDir, `${name}.pug`), { basedir: viewsDir });
+    }
+    this.#templates = compiled;
+  }
+
+  render(name: TemplateName, locals: Record<string, unknown>, options: PageOptions = {}): Reply {
+    const nonce = randomBytes(16).toString('base64');
+    return {
+      status: options.status ?? 200,
+      contentType: 'text/html; charset=utf-8',
+      body: this.#templates[name]({ ...locals, nonce }),
+      headers: {
+        'Content-Security-Policy': contentSecurityPolicy(nonce, options.formTargets ?? []),
+        'Referrer-Policy': 'no-referrer',
+        'X-Content-Type-Options': 'nosniff',
+        'X-Frame-Options': 'DENY',
+      },
+    };
+  }
+
+  /** A page that POSTs `fields` to `action` at once (script) or on a click (noscript). */
+  autosubmit(action: string, fields: Record<string, string>, text: { title: string; message: string }, status = 200): Reply {
+    return this.render('autosubmit', { action, fields: Object.entries(fields), ...text }, { status, formTargets: [action] });
+  }
+
+  message(title: string, message: string, status = 200): Reply {
+    return this.render('message', { title, message }, { status });
+  }
+}

@@ -1,0 +1,36 @@
+/** POST /v1/cancelsubscription (gateway-notes §7): stops a subscription's schedule. */
+import { ELEMENT_STATUS, RETURN_MESSAGE_OK, RETURN_STATUS } from '../../gateway/codes.js';
+import { cancelSubscriptionRequestSchema } from '../../gateway/schemas/index.js';
+import type { SandboxContext } from '../context.js';
+import { jsonReply, type Reply } from '../http.js';
+import { notify } from '../payments.js';
+import { authenticate, validate } from '../validate.js';
+
+export function handleCancelSubscription(ctx: SandboxContext, fields: Record<string, unknown>): Reply {
+  const account = authenticate(ctx, 'cancelsubscription', fields);
+  const request = validate(cancelSubscriptionRequestSchema, fields);
+  const subscription = ctx.ledger.subscriptionRows.get(request.recurring_id);
+  let error = '';
+  if (subscription?.merchantId !== account.merchantId || subscription.accountId !== account.accountId) error = `Subscription ${request.recurring_id} not found`;
+  else if (subscription.status === 'cancelled') error = 'Subscription is already cancelled';
+  else if (request.contract_name !== undefined && request.contract_name !== '' && request.contract_name !== subscription.contractName) {
+    error = 'contract_name does not match the subscription';
+  }
+  if (error === '' && subscription !== undefined) {
+    const cancelled = { ...subscription, status: 'cancelled' as const, cancelledAt: new Date().toISOString() };
+    ctx.ledger.subscriptionRows.put(cancelled.recurringId, cancelled);
+    const tx = ctx.ledger.tx.get(subscription.transactionId);
+    if (tx !== undefined) notify(ctx, tx, 'subscription');
+  }
+  return jsonReply({
+    merchant_id: request.merchant_id,
+    account_id: request.account_id,
+    recurring_id: request.recurring_id,
+    contract_name: request.contract_name ?? subscription?.contractName ?? '',
+    encryption_data: request.encryption_data,
+    cancel_status: error === '' ? ELEMENT_STATUS.ok : ELEMENT_STATUS.failed,
+    error_message: error,
+    return_status: RETURN_STATUS.ok,
+    return_message: RETURN_MESSAGE_OK,
+  });
+}
