@@ -2,3 +2,5 @@ export * from './errors.js';
 export * from './logging.js';
 export * from './gateway/index.js';
 export * from './orders/index.js';
+export * from './checkout/index.js';
+export * from './sandbox/index.js';

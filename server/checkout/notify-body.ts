@@ -1,0 +1,107 @@
+/**
+ * Reads the body of a POST that the kit does not control the sender of: the gateway's
+ * notification and the shopper's cross-site return. It works whatever body parsers the shop
+ * mounted before the router: when the stream is still unread it is read here (raw bytes kept),
+ * when a shop parser already consumed it the parsed `req.body` is used instead.
+ * Form-encoded, JSON (also JSON sent under a form content type, as the gateway's samples do)
+ * and multipart bodies are understood; every value becomes a string.
+ */
+import type { Request } from 'express';
+
+export class HttpError extends Error {
+  readonly status: number;
+  readonly expose = true;
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = 'HttpError';
+    this.status = status;
+  }
+}
+
+export interface PostedBody {
+  /** The raw bytes when this module read the stream; null when a shop parser had consumed it. */
+  raw: Buffer | null;
+  fields: Record<string, string>;
+}
+
+function consumed(req: Request): boolean {
+  return req.readableEnded || (req.complete && !req.readable);
+}
+
+async function readRaw(req: Request, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (declared > limit) throw new HttpError(413, 'Request body too large');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer | string>) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += buf.length;
+    if (size > limit) throw new HttpError(413, 'Request body too large');
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks);
+}
+
+function scalar(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value === null) return '';
+  return undefined;
+}
+
+/** Top-level scalar values of an object; nested values are not part of any signed field. */
+function fromObject(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return out;
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    const s = Array.isArray(v) ? scalar(v[0]) : scalar(v);
+    if (s !== undefined) out[key] = s;
+  }
+  return out;
+}
+
+function fromText(text: string): Record<string, string> {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    try {
+      return fromObject(JSON.parse(trimmed));
+    } catch {
+      throw new HttpError(400, 'Malformed JSON body');
+    }
+  }
+  const out: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(trimmed)) {
+    // The first occurrence wins: a repeated field must not override a signed one.
+    if (!(key in out)) out[key] = value;
+  }
+  return out;
+}
+
+async function fromMultipart(raw: Buffer, contentType: string): Promise<Record<string, string>> {
+  let form: FormData;
+  try {
+    form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    throw new HttpError(400, 'Malformed multipart body');
+  }
+  const out: Record<string, string> = {};
+  form.forEach((value, key) => {
+    if (typeof value === 'string' && !(key in out)) out[key] = value;
+  });
+  return out;
+}
+
+/** The posted fields (empty for a GET or an empty body). Throws HttpError 400/413. */
+export async function readPostedBody(req: Request, limit: number): Promise<PostedBody> {
+  if (consumed(req)) {
+    const body: unknown = req.body;
+    if (Buffer.isBuffer(body)) return { raw: null, fields: fromText(body.toString('utf8')) };
+    if (typeof body === 'string') return { raw: null, fields: fromText(body) };
+    return { raw: null, fields: fromObject(body) };
+  }
+  if (req.method === 'GET' || req.method === 'HEAD') return { raw: null, fields: {} };
+  const raw = await readRaw(req, limit);
+  const contentType = req.headers['content-type'] ?? '';
+  if (/^multipart\/form-data/i.test(contentType)) return { raw, fields: await fromMultipart(raw, contentType) };
+  return { raw, fields: fromText(raw.toString('utf8')) };
+}

@@ -1,0 +1,99 @@
+/**
+ * The options of `createCheckoutKit` as a shop writes them (`CheckoutKitOptions`) and as the
+ * kit's parts read them after validation and defaults (`ResolvedKitOptions`).
+ */
+import type { Store as RateLimitStore } from 'express-rate-limit';
+import type { GatewayClient } from '../gateway/client.js';
+import type { SignatureRecipe, SignedOperation } from '../gateway/signing.js';
+import type { Logger } from '../logging.js';
+import type { OrderHooks } from '../orders/engine-types.js';
+import type { OrderStore } from '../orders/store.js';
+import type { PaymentMethodKind } from '../orders/types.js';
+
+/** The shop's callbacks, called by the reconcile engine exactly once per transition. */
+export type CheckoutHooks = OrderHooks;
+
+export type ThreeDSMode = 'do3DS' | 'no3DS';
+
+export interface KitGatewayOptions {
+  /** Base URL of the gateway, e.g. `https://gateway.example/` (the `/v1/…` paths are appended). */
+  baseUrl: string;
+  merchantId: string;
+  accountId: string;
+  /** The account's `sign_key`: signs requests and verifies responses and notifications. */
+  signKey: string;
+  /** Extra keys accepted when verifying (key rotation). */
+  verifyKeys?: string[];
+  timeoutMs?: number;
+  /** Content type sent with JSON bodies; the client's default is the samples' form content type. */
+  jsonContentType?: string;
+  /** Signature recipe overrides per operation. */
+  recipes?: Partial<Record<SignedOperation, SignatureRecipe>>;
+}
+
+export interface KitRateLimitOptions {
+  windowMs?: number;
+  limit?: number;
+  /** An express-rate-limit store (e.g. Redis) shared by several shop instances. */
+  store?: RateLimitStore;
+}
+
+export interface KitSweeperOptions {
+  enabled?: boolean;
+  intervalMs?: number;
+  /** A pending / requires_action order untouched this long is queried. */
+  stuckAfterMs?: number;
+  /** A requires_action order this old with no answer from the gateway expires (after a final query). */
+  expireAfterMs?: number;
+}
+
+/** Options of `createCheckoutKit`; docs/checkout.md has the full table with defaults. */
+export interface CheckoutKitOptions {
+  gateway: KitGatewayOptions;
+  /** Absolute URL where the router is mounted; return/cancel/notify/pay/result URLs are built from it. */
+  publicUrl: string;
+  /** Secret (≥ 32 characters) for URL tokens, or several for rotation (the first signs). */
+  tokenSecret: string | string[];
+  /** Default: the memory store (loses orders on restart). */
+  store?: OrderStore;
+  hooks?: CheckoutHooks;
+  /** The merchant site sent as `website`. Default: the host of `publicUrl`. */
+  website?: string;
+  /** Default ['hosted', 'card', 'apm']. */
+  methods?: PaymentMethodKind[];
+  /** Default 'hosted' (or the first of `methods`). */
+  defaultMethod?: PaymentMethodKind;
+  /** Default 'do3DS'. */
+  threeDS?: ThreeDSMode;
+  /** Query the gateway before a notification moves money or ends a payment. Default true. */
+  confirmNotifications?: boolean;
+  rateLimit?: KitRateLimitOptions;
+  sweeper?: KitSweeperOptions;
+  logger?: Logger;
+  /** An existing client (tests); default: one built from `gateway`. */
+  client?: GatewayClient;
+  fetch?: typeof globalThis.fetch;
+}
+
+export interface ResolvedKitOptions {
+  gateway: Required<Omit<KitGatewayOptions, 'recipes' | 'jsonContentType'>> & Pick<KitGatewayOptions, 'recipes' | 'jsonContentType'>;
+  /** The mount point's public URL, without a trailing slash. */
+  publicUrl: string;
+  /** Token secrets, the signing one first. */
+  tokenSecrets: string[];
+  store: OrderStore | undefined;
+  hooks: CheckoutHooks;
+  website: string;
+  methods: PaymentMethodKind[];
+  defaultMethod: PaymentMethodKind;
+  threeDS: ThreeDSMode;
+  confirmNotifications: boolean;
+  rateLimit: { windowMs: number; limit: number; store?: RateLimitStore | undefined };
+  sweeper: Required<KitSweeperOptions>;
+  /** Redacting logger (wraps the shop's). */
+  logger: Logger;
+  client: GatewayClient | undefined;
+  fetch: typeof globalThis.fetch | undefined;
+  /** NODE_ENV === 'production' when the kit was created. */
+  production: boolean;
+}

@@ -1,0 +1,239 @@
+/**
+ * Validates the options of `createCheckoutKit` once, at start-up, and fills in the defaults.
+ * Every problem is a ConfigError naming the option and saying how to fix it; unknown options
+ * are rejected (a misspelt `tokenSecrets` must not silently fall back to a default).
+ */
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { SIGNED_OPERATIONS } from '../gateway/signing.js';
+import { redactingLogger, silentLogger } from '../logging.js';
+import type { CheckoutKitOptions, ResolvedKitOptions } from './options-types.js';
+
+export const TOKEN_SECRET_MIN_LENGTH = 32;
+export const METHOD_KINDS = ['hosted', 'card', 'apm'] as const;
+export const HOOK_NAMES = [
+  'onTransition', 'onPaid', 'onAuthorized', 'onFailed', 'onCancelled', 'onExpired', 'onRefunded',
+  'onChargeback', 'onInReview', 'onRequiresAction', 'onAttention',
+] as const;
+
+export const OPTION_DEFAULTS = {
+  methods: ['hosted', 'card', 'apm'],
+  defaultMethod: 'hosted',
+  threeDS: 'do3DS',
+  confirmNotifications: true,
+  gateway: { timeoutMs: 30_000 },
+  rateLimit: { windowMs: 15 * 60 * 1000, limit: 30 },
+  sweeper: { enabled: true, intervalMs: 30 * 1000, stuckAfterMs: 2 * 60 * 1000, expireAfterMs: 30 * 60 * 1000 },
+} as const;
+
+const GENERATE_SECRET = "generate one with `node -e \"console.log(crypto.randomBytes(32).toString('base64url'))\"`";
+
+/** How to fix each option, shown in the ConfigError. */
+const FIXES: Record<string, string> = {
+  gateway: 'pass gateway: { baseUrl, merchantId, accountId, signKey } from your gateway account',
+  'gateway.baseUrl': 'set gateway.baseUrl to the absolute URL of the gateway, e.g. "https://gateway.example/" (the sandbox prints its own)',
+  'gateway.merchantId': 'set gateway.merchantId to your merchant_id (at most 7 characters, e.g. "701001")',
+  'gateway.accountId': 'set gateway.accountId to your account_id (at most 10 characters, e.g. "701001010")',
+  'gateway.signKey': 'set gateway.signKey to the sign_key issued for this account_id (keep it out of source control)',
+  'gateway.verifyKeys': 'pass an array of non-empty previous sign keys, or leave verifyKeys out',
+  'gateway.timeoutMs': 'use a whole number of milliseconds between 1000 and 120000',
+  'gateway.jsonContentType': 'use a media type such as "application/json", or leave it out to send the samples\' form content type',
+  'gateway.recipes': `map operation names (${SIGNED_OPERATIONS.join(', ')}) to arrays of field names`,
+  publicUrl: 'set publicUrl to the absolute https URL where the router is mounted, e.g. "https://shop.example/checkout"',
+  tokenSecret: `use a random secret of at least ${String(TOKEN_SECRET_MIN_LENGTH)} characters: ${GENERATE_SECRET}`,
+  store: 'pass an OrderStore (createSqliteStore, createPostgresStore, createMemoryStore or your own), or leave store out',
+  hooks: `pass an object whose values are functions, with names among ${HOOK_NAMES.join(', ')}`,
+  website: 'set website to your site name as registered with the gateway, e.g. "shop.example" (at most 2000 characters)',
+  methods: `pass a non-empty list of distinct methods among ${METHOD_KINDS.join(', ')}`,
+  defaultMethod: 'choose one of the enabled methods',
+  threeDS: 'use "do3DS" (attempt 3-D Secure, recommended) or "no3DS"',
+  confirmNotifications: 'use true (query the gateway before moving money-bearing states, recommended) or false',
+  rateLimit: 'pass { windowMs, limit, store? } or leave rateLimit out',
+  'rateLimit.windowMs': 'use a whole number of milliseconds of at least 1000',
+  'rateLimit.limit': 'use a whole number of at least 1',
+  'rateLimit.store': 'pass an express-rate-limit Store (with increment, decrement and resetKey)',
+  sweeper: 'pass { enabled, intervalMs, stuckAfterMs, expireAfterMs } or leave sweeper out',
+  'sweeper.enabled': 'use true or false',
+  'sweeper.intervalMs': 'use a whole number of milliseconds of at least 100',
+  'sweeper.stuckAfterMs': 'use a whole number of milliseconds of at least 1',
+  'sweeper.expireAfterMs': 'use a whole number of milliseconds, larger than sweeper.stuckAfterMs',
+  logger: 'pass a pino-compatible logger (debug, info, warn, error functions)',
+  client: 'pass a client made by createGatewayClient, or leave client out',
+  fetch: 'pass a fetch-compatible function, or leave fetch out',
+};
+
+const isFn = (v: unknown): boolean => typeof v === 'function';
+const hasFns = (v: unknown, names: readonly string[]): boolean =>
+  typeof v === 'object' && v !== null && names.every((n) => isFn((v as Record<string, unknown>)[n]));
+
+function absoluteUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.search === '' && url.hash === '';
+  } catch {
+    return false;
+  }
+}
+
+const url = z.string().refine(absoluteUrl, 'must be an absolute http(s) URL without query string or fragment');
+const secret = z.string().min(TOKEN_SECRET_MIN_LENGTH, `must be at least ${String(TOKEN_SECRET_MIN_LENGTH)} characters`);
+const method = z.enum(METHOD_KINDS);
+const ms = (min: number, max = 2_147_483_647): z.ZodInt => z.int().min(min).max(max);
+const recipePart = z.union([z.string().min(1), z.strictObject({ each: z.string().min(1), field: z.string().min(1) })]);
+
+const gatewaySchema = z.strictObject({
+  baseUrl: url,
+  merchantId: z.string().min(1).max(7),
+  accountId: z.string().min(1).max(10),
+  signKey: z.string().min(1, 'must not be empty'),
+  verifyKeys: z.array(z.string().min(1)).optional(),
+  timeoutMs: ms(1000, 120_000).optional(),
+  jsonContentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, 'must be a media type').optional(),
+  recipes: z.partialRecord(z.enum(SIGNED_OPERATIONS as [string, ...string[]]), z.array(recipePart).min(1)).optional(),
+});
+
+const shape = {
+  gateway: gatewaySchema,
+  publicUrl: url,
+  tokenSecret: z.union([secret, z.array(secret).min(1, 'must list at least one secret')]),
+  store: z.custom((v) => hasFns(v, ['create', 'get', 'getByOrderNo', 'transition', 'appendEvent', 'acquireLease']), 'must be an OrderStore').optional(),
+  hooks: z.partialRecord(z.enum(HOOK_NAMES), z.custom(isFn, 'must be a function')).optional(),
+  website: z.string().min(1).max(2000).optional(),
+  methods: z.array(method).min(1).refine((m) => new Set(m).size === m.length, 'must not repeat a method').optional(),
+  defaultMethod: method.optional(),
+  threeDS: z.enum(['do3DS', 'no3DS']).optional(),
+  confirmNotifications: z.boolean().optional(),
+  rateLimit: z.strictObject({
+    windowMs: ms(1000).optional(),
+    limit: z.int().min(1).optional(),
+    store: z.custom((v) => hasFns(v, ['increment', 'decrement', 'resetKey']), 'must be an express-rate-limit Store').optional(),
+  }).optional(),
+  sweeper: z.strictObject({
+    enabled: z.boolean().optional(),
+    intervalMs: ms(100).optional(),
+    stuckAfterMs: ms(1).optional(),
+    expireAfterMs: ms(1).optional(),
+  }).optional(),
+  logger: z.custom((v) => hasFns(v, ['debug', 'info', 'warn', 'error']), 'must be a logger').optional(),
+  client: z.custom((v) => typeof v === 'object' && v !== null && hasFns((v as { queries?: unknown }).queries, ['transactions']), 'must be a GatewayClient').optional(),
+  fetch: z.custom(isFn, 'must be a function').optional(),
+} satisfies { [K in keyof CheckoutKitOptions]-?: z.ZodType };
+
+// The compiler keeps the schema and the options type in step: a key missing from `shape` or an
+// extra one fails the `satisfies` above.
+const optionsSchema = z.strictObject(shape);
+
+function closest(name: string, candidates: readonly string[]): string | undefined {
+  const distance = (a: string, b: string): number => {
+    const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= a.length; i++) {
+      let prev = row[0] ?? 0;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const tmp = row[j] ?? 0;
+        row[j] = Math.min((row[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, prev + (a[i - 1]?.toLowerCase() === b[j - 1]?.toLowerCase() ? 0 : 1));
+        prev = tmp;
+      }
+    }
+    return row[b.length] ?? Infinity;
+  };
+  const best = candidates.map((c) => ({ c, d: distance(name, c) })).sort((x, y) => x.d - y.d)[0];
+  return best !== undefined && best.d <= Math.max(2, Math.floor(name.length / 3)) ? best.c : undefined;
+}
+
+function knownKeysAt(path: string): readonly string[] {
+  if (path === '') return Object.keys(shape);
+  if (path === 'gateway') return Object.keys(gatewaySchema.shape);
+  if (path === 'rateLimit') return ['windowMs', 'limit', 'store'];
+  if (path === 'sweeper') return ['enabled', 'intervalMs', 'stuckAfterMs', 'expireAfterMs'];
+  if (path === 'hooks') return HOOK_NAMES;
+  return [];
+}
+
+function toConfigError(issue: z.core.$ZodIssue): ConfigError {
+  const path = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    const parent = path;
+    const known = knownKeysAt(parent);
+    const suggestion = closest(key, known);
+    const option = parent === '' ? key : `${parent}.${key}`;
+    return new ConfigError(
+      option,
+      'is not a known option',
+      `${suggestion === undefined ? 'remove it' : `did you mean "${suggestion}"?`} Known options${parent === '' ? '' : ` of ${parent}`}: ${known.join(', ')}`,
+    );
+  }
+  const top = issue.path[0] === undefined ? '(options)' : String(issue.path[0]);
+  const fixKey = FIXES[path] !== undefined ? path : path.split('.').slice(0, 2).join('.');
+  const fix = FIXES[fixKey] ?? FIXES[top] ?? 'see docs/checkout.md for the options';
+  const problem = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
+  return new ConfigError(path === '' ? '(options)' : path, problem, fix);
+}
+
+function fail(option: string, problem: string): never {
+  throw new ConfigError(option, problem, FIXES[option] ?? 'see docs/checkout.md for the options');
+}
+
+/**
+ * Validates `input` and returns the resolved options. Throws ConfigError for the first problem.
+ * `env` is read for NODE_ENV (production demands https URLs).
+ */
+export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = process.env): ResolvedKitOptions {
+  if (typeof input !== 'object' || input === null) {
+    throw new ConfigError('(options)', 'must be an object', 'call createCheckoutKit({ gateway, publicUrl, tokenSecret, … })');
+  }
+  const parsed = optionsSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    if (issue === undefined) fail('(options)', 'are invalid');
+    throw toConfigError(issue);
+  }
+  // zod checked every shape; the function-typed options are typed by CheckoutKitOptions.
+  const o = input as CheckoutKitOptions;
+  const production = env.NODE_ENV === 'production';
+  if (production && new URL(o.publicUrl).protocol !== 'https:') fail('publicUrl', 'must be an https URL in production');
+  if (production && new URL(o.gateway.baseUrl).protocol !== 'https:') fail('gateway.baseUrl', 'must be an https URL in production');
+
+  const methods = [...(o.methods ?? OPTION_DEFAULTS.methods)];
+  const defaultMethod = o.defaultMethod ?? (methods.includes('hosted') ? 'hosted' : methods[0] ?? 'hosted');
+  if (!methods.includes(defaultMethod)) fail('defaultMethod', `is "${defaultMethod}" but methods are ${methods.join(', ')}`);
+
+  const sweeper = { ...OPTION_DEFAULTS.sweeper, ...o.sweeper };
+  if (sweeper.expireAfterMs <= sweeper.stuckAfterMs) fail('sweeper.expireAfterMs', 'must be larger than sweeper.stuckAfterMs');
+
+  const tokenSecrets = typeof o.tokenSecret === 'string' ? [o.tokenSecret] : [...o.tokenSecret];
+  if (tokenSecrets.includes(o.gateway.signKey)) fail('tokenSecret', 'must not be the gateway sign key');
+
+  return {
+    gateway: {
+      baseUrl: o.gateway.baseUrl,
+      merchantId: o.gateway.merchantId,
+      accountId: o.gateway.accountId,
+      signKey: o.gateway.signKey,
+      verifyKeys: [...(o.gateway.verifyKeys ?? [])],
+      timeoutMs: o.gateway.timeoutMs ?? OPTION_DEFAULTS.gateway.timeoutMs,
+      jsonContentType: o.gateway.jsonContentType,
+      recipes: o.gateway.recipes,
+    },
+    publicUrl: o.publicUrl.replace(/\/+$/, ''),
+    tokenSecrets,
+    store: o.store,
+    hooks: o.hooks ?? {},
+    website: o.website ?? new URL(o.publicUrl).host,
+    methods,
+    defaultMethod,
+    threeDS: o.threeDS ?? OPTION_DEFAULTS.threeDS,
+    confirmNotifications: o.confirmNotifications ?? OPTION_DEFAULTS.confirmNotifications,
+    rateLimit: {
+      windowMs: o.rateLimit?.windowMs ?? OPTION_DEFAULTS.rateLimit.windowMs,
+      limit: o.rateLimit?.limit ?? OPTION_DEFAULTS.rateLimit.limit,
+      store: o.rateLimit?.store,
+    },
+    sweeper,
+    logger: o.logger === undefined ? silentLogger : redactingLogger(o.logger),
+    client: o.client,
+    fetch: o.fetch,
+    production,
+  };
+}

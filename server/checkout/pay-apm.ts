@@ -1,0 +1,20 @@
+/**
+ * Alternative payment method: authorise with `payment_method`, return_url and notify_url; the
+ * answer's issuer_url is where the shopper pays. Answered with 303 (the sandbox's issuer page
+ * takes GET and POST alike); the pay page's form-action lists the gateway's origin because
+ * browsers check form-action against the redirect that follows a form POST.
+ */
+import type { ApmPaymentInput } from '../gateway/operations/payment-inputs.js';
+import { applyAuthorise, handlePayError, type PayFlow } from './pay-flow.js';
+
+export async function payByApm(flow: PayFlow, input: ApmPaymentInput): Promise<void> {
+  let issuerUrl: string | null;
+  try {
+    const result = await flow.ctx.client.payments.authoriseApm(input);
+    issuerUrl = await applyAuthorise(flow, result);
+  } catch (error) {
+    await handlePayError(flow, error);
+    return;
+  }
+  if (issuerUrl !== null) flow.res.redirect(303, issuerUrl);
+}

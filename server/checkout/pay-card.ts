@@ -1,0 +1,26 @@
+/**
+ * Direct card payment: authorise with 3-D Secure (`open3d`, default do3DS). A challenge sends
+ * the shopper to issuer_url with an auto-submitting POST carrying return_url and notify_url.
+ * The card data lives only in this request: it is never stored, logged or rendered back.
+ */
+import { applyAuthorise, handlePayError, type PayFlow } from './pay-flow.js';
+import type { DirectPaymentInput } from '../gateway/operations/payment-inputs.js';
+
+export async function payByCard(flow: PayFlow, input: DirectPaymentInput): Promise<void> {
+  const { ctx, order, pages, req, res } = flow;
+  let issuerUrl: string | null;
+  try {
+    const result = await ctx.client.payments.authorise(input);
+    issuerUrl = await applyAuthorise(flow, result);
+  } catch (error) {
+    await handlePayError(flow, error);
+    return;
+  }
+  if (issuerUrl === null) return;
+  pages.redirectPost(req, res, {
+    action: issuerUrl,
+    fields: { return_url: ctx.urls.return(order.id), notify_url: ctx.urls.notify() },
+    heading: 'Taking you to your bank…',
+    message: 'Your bank needs to confirm this payment. If nothing happens, select Continue.',
+  });
+}

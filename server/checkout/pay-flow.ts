@@ -1,0 +1,103 @@
+/**
+ * One pay submission in progress: the order (already marked submitted), its data, the device
+ * data and the pages. Shared by the card, APM and hosted flows.
+ */
+import type { Request, Response } from 'express';
+import type { AuthoriseResult } from '../gateway/operations/authorise-result.js';
+import type { Order } from '../orders/types.js';
+import type { KitContext } from './context.js';
+import type { DeviceData } from './device.js';
+import { annotateOrder, applyPayFact, classifyPayError } from './pay-outcome.js';
+import type { PayOrderData } from './pay-request.js';
+import type { PayPages } from './render-pages.js';
+
+export interface PayFlow {
+  ctx: KitContext;
+  req: Request;
+  res: Response;
+  order: Order;
+  data: PayOrderData;
+  device: DeviceData;
+  pages: PayPages;
+}
+
+/** An issuer URL the browser may be sent to: https, or the gateway's own origin (sandbox). */
+export function acceptableIssuerUrl(ctx: KitContext, url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'https:') return true;
+    return parsed.protocol === 'http:' && parsed.origin === new URL(ctx.options.gateway.baseUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
+export function seeResult(flow: PayFlow): void {
+  flow.res.redirect(303, flow.ctx.urls.result(flow.order.id));
+}
+
+function resultData(result: AuthoriseResult): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  if (result.resultCode !== null) data.resultCode = result.resultCode;
+  if (result.resultText !== null) data.resultText = result.resultText;
+  if (result.threedsResult !== null) data.threedsResult = result.threedsResult;
+  if (result.recurringId !== null) data.recurringId = result.recurringId;
+  if (result.riskAction !== null) data.riskAction = result.riskAction;
+  return data;
+}
+
+/**
+ * Applies an authorise answer. Returns the issuer URL when the shopper must go there next,
+ * or null after answering 303 to the result page.
+ */
+export async function applyAuthorise(flow: PayFlow, result: AuthoriseResult): Promise<string | null> {
+  const { ctx, order } = flow;
+  const details = resultData(result);
+  const base = {
+    transactionId: result.transactionId,
+    amount: result.amount,
+    currency: result.currency,
+    maskedCard: result.maskedCard,
+    data: details,
+  };
+  if (result.issuerUrl !== null && result.outcome === 'requires_action') {
+    if (!acceptableIssuerUrl(ctx, result.issuerUrl)) {
+      await applyPayFact(ctx, order, { ...base, outcome: 'pending' });
+      await annotateOrder(ctx, order.id, details, 'The gateway sent an issuer URL that is not https: the shopper was not redirected.');
+      seeResult(flow);
+      return null;
+    }
+    const applied = await applyPayFact(ctx, order, { ...base, outcome: 'requires_action' });
+    if (Object.keys(details).length > 0) await annotateOrder(ctx, order.id, details);
+    if (applied.order?.state === 'requires_action') return result.issuerUrl;
+    seeResult(flow);
+    return null;
+  }
+  const outcome = result.outcome === 'unknown' || result.outcome === 'requires_action' ? 'pending' : result.outcome;
+  await applyPayFact(ctx, order, { ...base, outcome });
+  if (Object.keys(details).length > 0) await annotateOrder(ctx, order.id, details);
+  seeResult(flow);
+  return null;
+}
+
+/** Handles an error thrown while the gateway was being asked; always answers the shopper. */
+export async function handlePayError(flow: PayFlow, error: unknown): Promise<void> {
+  const { ctx, order, pages, req, res } = flow;
+  const failure = classifyPayError(error);
+  const code = error instanceof Error && 'code' in error ? String(error.code) : 'unknown';
+  if (failure.kind === 'refused') {
+    ctx.logger.warn({ orderId: order.id, orderNo: order.orderNo, code, gatewayCode: failure.code }, 'Payment refused by the gateway');
+    await applyPayFact(ctx, order, { outcome: 'failed', data: { resultCode: failure.code, resultText: failure.text } });
+    await annotateOrder(ctx, order.id, { resultCode: failure.code, resultText: failure.text });
+    pages.error(req, res, 502, {
+      heading: 'The payment could not be started',
+      message: 'The payment provider refused the payment request. No money was taken. Please contact the shop.',
+      link: { href: ctx.urls.result(order.id), text: 'See the payment status' },
+    });
+    return;
+  }
+  ctx.logger.warn({ orderId: order.id, orderNo: order.orderNo, code, error }, 'Payment outcome unknown; it will be settled by query');
+  await applyPayFact(ctx, order, { outcome: 'pending', data: { error: code } });
+  if (failure.attention !== null) await annotateOrder(ctx, order.id, {}, failure.attention);
+  seeResult(flow);
+}

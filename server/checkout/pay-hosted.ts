@@ -1,0 +1,24 @@
+/**
+ * Hosted payment page (the default): the browser posts the signed request to
+ * `{baseUrl}/v1/checkout` and the gateway's pages take the card, so card data never touches the
+ * shop. The order is `pending` from here on; return, notify or the sweeper settle it.
+ */
+import type { CheckoutForm } from '../gateway/operations/payments.js';
+import { applyPayFact } from './pay-outcome.js';
+import type { PayFlow } from './pay-flow.js';
+
+/** `form` was built (and validated) before the order was marked submitted. */
+export async function payOnHostedPage(flow: PayFlow, form: CheckoutForm): Promise<void> {
+  const { ctx, order, pages, req, res } = flow;
+  await applyPayFact(ctx, order, { outcome: 'pending', data: { method: 'hosted' } });
+  const shown = pages.redirectPost(req, res, {
+    action: form.action,
+    fields: form.fields,
+    heading: 'Taking you to the secure payment page…',
+    message: 'You will enter your card details on the payment provider\'s page. If nothing happens, select Continue.',
+  });
+  if (!shown) {
+    ctx.logger.error({ orderId: order.id, orderNo: order.orderNo }, 'The hosted page address is not an http(s) URL');
+    res.redirect(303, ctx.urls.result(order.id));
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * GET and POST /pay/:token — the shopper's pay page and the pay route, plus /assets.
+ *
+ * POST, in order: rate limit (card-testing guard) → token → CSRF → "already submitted?" →
+ * form validation → the request is built from the stored order and checked locally → the order
+ * is marked submitted by compare-and-set (so a second POST can never charge twice) → the
+ * gateway is called once → its answer goes to the reconcile engine → result page, issuer page
+ * or hosted page. Card number, CVV and expiry are never stored, logged or rendered back.
+ */
+import express, { Router, type Request, type Response } from 'express';
+import type { z } from 'zod';
+import { apmPaymentInputSchema, directPaymentInputSchema } from '../gateway/operations/payment-inputs.js';
+import type { CheckoutForm } from '../gateway/operations/payments.js';
+import type { Order } from '../orders/types.js';
+import type { KitContext } from './context.js';
+import { deviceData } from './device.js';
+import { payByApm } from './pay-apm.js';
+import { payByCard } from './pay-card.js';
+import type { PayFlow } from './pay-flow.js';
+import { payOnHostedPage } from './pay-hosted.js';
+import { payFormLocals, type PayFormState } from './pay-page.js';
+import { allowedMethods, apmRequest, checkoutRequest, directRequest, payOrderData, type PayOrderData } from './pay-request.js';
+import { parsePayBody, type PayBody } from './pay-schema.js';
+import { payCsrf } from './pay-security.js';
+import { markSubmitted, orderForToken } from './pay-state.js';
+import { createAssetRoutes } from './render-assets.js';
+import { createPayPages } from './render-pages.js';
+import { compileView, sendPage } from './render.js';
+import { cspMiddleware } from './security/csp.js';
+import { payRateLimit, RATE_LIMIT_MESSAGE } from './security/rate-limit.js';
+
+/** Form fields the shopper controls; a local check failing on any other field is the order's fault. */
+const SHOPPER_FIELDS = new Set(['first_name', 'last_name', 'payment_method', 'card', 'expiration_month', 'expiration_year', 'security_code']);
+
+type Run = (flow: Omit<PayFlow, 'device'>) => Promise<void>;
+type Prepared =
+  | { ok: true; run: Run }
+  | { ok: false; shopperErrors: Record<string, string> | null; fields: string[] };
+
+function checked(schema: z.ZodType, input: unknown, run: Run): Prepared {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return { ok: true, run };
+  const fields = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? '(input)')))];
+  if (fields.every((f) => SHOPPER_FIELDS.has(f))) {
+    return { ok: false, shopperErrors: Object.fromEntries(fields.map((f) => [f, 'Check this field and try again'])), fields };
+  }
+  return { ok: false, shopperErrors: null, fields };
+}
+
+/** Builds and checks the gateway request before anything is marked or sent. */
+function prepare(ctx: KitContext, req: Request, order: Order, data: PayOrderData, body: PayBody): Prepared {
+  const { data: device, dropped } = deviceData(req, req.body);
+  if (dropped.length > 0) ctx.logger.debug({ orderId: order.id, dropped }, 'Device fields dropped');
+  if (body.method === 'card') {
+    const input = directRequest(ctx, order, data, device, body);
+    return checked(directPaymentInputSchema, input, (flow) => payByCard({ ...flow, device }, input));
+  }
+  if (body.method === 'apm') {
+    const input = apmRequest(ctx, order, data, device, body);
+    return checked(apmPaymentInputSchema, input, (flow) => payByApm({ ...flow, device }, input));
+  }
+  let form: CheckoutForm;
+  try {
+    form = ctx.client.payments.checkoutForm(checkoutRequest(ctx, order, data, device));
+  } catch (error) {
+    const field = error instanceof Error && 'field' in error ? String(error.field) : '(input)';
+    return { ok: false, shopperErrors: null, fields: [field] };
+  }
+  return { ok: true, run: (flow) => payOnHostedPage({ ...flow, device }, form) };
+}
+
+function shopperValues(body: unknown): PayFormState['values'] {
+  const source = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const text = (key: string): string | undefined => (typeof source[key] === 'string' ? source[key].slice(0, 50) : undefined);
+  // Names and the APM choice only: card number, CVV and expiry are never sent back.
+  return { first_name: text('first_name'), last_name: text('last_name'), payment_method: text('payment_method') };
+}
+
+export function createPayRoutes(ctx: KitContext): Router {
+  const pages = createPayPages();
+  const payView = compileView('pay');
+  const csrf = payCsrf(ctx);
+  const formActions = (): string[] => [ctx.options.publicUrl, ctx.options.gateway.baseUrl];
+  const limiter = payRateLimit({
+    ...ctx.options.rateLimit,
+    onLimited: (req, res) => {
+      ctx.logger.warn({ ip: req.ip, path: req.baseUrl }, 'Pay rate limit reached');
+      pages.error(req, res, 429, { heading: 'Too many attempts', message: RATE_LIMIT_MESSAGE });
+    },
+  });
+
+  async function renderForm(req: Request, res: Response, order: Order, state: PayFormState, status = 200): Promise<void> {
+    const locals = await payFormLocals(ctx, req, res, order, state);
+    sendPage(req, res, payView, { title: `Pay for order ${order.orderNo}`, ...locals }, status);
+  }
+
+  function unpayable(req: Request, res: Response, order: Order, fields: string[]): void {
+    ctx.logger.error({ orderId: order.id, orderNo: order.orderNo, fields }, 'Order data cannot build a payment request');
+    pages.error(req, res, 500, {
+      heading: 'This order cannot be paid online',
+      message: 'Something in this order stops it from being paid. No money was taken. Please contact the shop.',
+    });
+  }
+
+  const router = Router();
+  router.use(createAssetRoutes());
+
+  router.get('/pay/:token', cspMiddleware(formActions), async (req, res) => {
+    const order = await orderForToken(ctx, pages, req, res);
+    if (order === null) return;
+    if (order.state !== 'created' || order.data.submittedAt !== undefined) {
+      res.redirect(303, ctx.urls.result(order.id));
+      return;
+    }
+    let data: PayOrderData;
+    try {
+      data = payOrderData(order);
+    } catch (error) {
+      unpayable(req, res, order, [error instanceof Error && 'field' in error ? String(error.field) : 'order.data']);
+      return;
+    }
+    if (allowedMethods(ctx, data).length === 0) {
+      unpayable(req, res, order, ['methods']);
+      return;
+    }
+    await renderForm(req, res, order, {});
+  });
+
+  router.post(
+    '/pay/:token',
+    cspMiddleware(formActions),
+    limiter,
+    express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 60 }),
+    async (req, res) => {
+      const order = await orderForToken(ctx, pages, req, res);
+      if (order === null) return;
+      const refused = csrf.check(req, order.id);
+      if (refused !== null) {
+        ctx.logger.info({ orderId: order.id, reason: refused }, 'Pay form refused: CSRF check failed');
+        pages.error(req, res, 403, {
+          heading: 'This form has expired',
+          message: 'For your security the payment was not sent. Go back to the payment page, reload it and try again.',
+          link: { href: ctx.urls.pay(order.id), text: 'Back to the payment page' },
+        });
+        return;
+      }
+      if (order.state !== 'created' || order.data.submittedAt !== undefined) {
+        ctx.logger.info({ orderId: order.id, state: order.state }, 'Pay form sent again for a submitted order: not sent to the gateway');
+        res.redirect(303, ctx.urls.result(order.id));
+        return;
+      }
+      let data: PayOrderData;
+      try {
+        data = payOrderData(order);
+      } catch (error) {
+        unpayable(req, res, order, [error instanceof Error && 'field' in error ? String(error.field) : 'order.data']);
+        return;
+      }
+      const parsed = parsePayBody(req.body);
+      const values = shopperValues(req.body);
+      if (!parsed.ok) {
+        await renderForm(req, res, order, { values, errors: parsed.errors }, 400);
+        return;
+      }
+      if (!allowedMethods(ctx, data).includes(parsed.body.method)) {
+        await renderForm(req, res, order, { values, errors: { method: 'This payment method is not available for this order' } }, 400);
+        return;
+      }
+      const prepared = prepare(ctx, req, order, data, parsed.body);
+      if (!prepared.ok) {
+        if (prepared.shopperErrors !== null) await renderForm(req, res, order, { values, errors: prepared.shopperErrors }, 400);
+        else unpayable(req, res, order, prepared.fields);
+        return;
+      }
+      const submitted = await markSubmitted(ctx, order, parsed.body.method);
+      if (submitted === null) {
+        res.redirect(303, ctx.urls.result(order.id));
+        return;
+      }
+      await prepared.run({ ctx, req, res, order: submitted, data, pages });
+    },
+  );
+  return router;
+}

@@ -1,0 +1,53 @@
+/**
+ * The pay flow's own pages besides the form: the auto-submitting POST page (3-D Secure issuer,
+ * hosted payment page) and the error page. Both need `cspMiddleware` to have run.
+ */
+import type { Request, Response } from 'express';
+import { compileView, sendPage } from './render.js';
+import { allowFormAction } from './security/csp.js';
+
+export interface RedirectPost {
+  /** Absolute http(s) URL the browser POSTs to. */
+  action: string;
+  fields: Readonly<Record<string, string>>;
+  heading?: string;
+  message?: string;
+}
+
+export interface ErrorPage {
+  heading: string;
+  message: string;
+  link?: { href: string; text: string };
+}
+
+export interface PayPages {
+  /**
+   * Renders the auto-submitting form; this response's form-action becomes 'self' plus the
+   * action's origin only. Returns false (nothing sent) when the action is not an absolute http(s) URL.
+   */
+  redirectPost(req: Request, res: Response, page: RedirectPost): boolean;
+  error(req: Request, res: Response, status: number, page: ErrorPage): void;
+}
+
+/** Compiles the views once; call at router creation. */
+export function createPayPages(): PayPages {
+  const redirectView = compileView('redirect-post');
+  const errorView = compileView('error');
+  return {
+    redirectPost(req, res, page) {
+      if (!allowFormAction(req, res, page.action, { only: true })) return false;
+      const fields = Object.entries(page.fields).map(([name, value]) => ({ name, value }));
+      sendPage(req, res, redirectView, {
+        title: page.heading ?? 'Redirecting',
+        heading: page.heading ?? 'Taking you to your payment…',
+        message: page.message ?? 'Please wait. If nothing happens, select Continue.',
+        action: page.action,
+        fields,
+      });
+      return true;
+    },
+    error(req, res, status, page) {
+      sendPage(req, res, errorView, { title: page.heading, ...page }, status);
+    },
+  };
+}

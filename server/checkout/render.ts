@@ -1,0 +1,62 @@
+/**
+ * Pug views of the checkout, compiled once (at router creation), and the locals every page
+ * needs. Views and public assets ship at the package root (`views/`, `public/`), found by
+ * walking up from this module so the same code works from `server/` (tsx) and `dist/server/`.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Request, Response } from 'express';
+import pug from 'pug';
+import { cspNonce } from './security/csp.js';
+
+function findUp(relative: string): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = join(dir, relative);
+    if (existsSync(candidate)) return candidate;
+    dir = dirname(dir);
+  }
+  throw new Error(`checkout kit: cannot find ${relative} next to the package`);
+}
+
+/** Absolute path of `views/checkout`. */
+export const CHECKOUT_VIEWS_DIR = findUp(join('views', 'checkout'));
+/** Absolute path of `public/` (served at `{mount}/assets`). */
+export const PUBLIC_DIR = findUp('public');
+
+export type View = (locals: Record<string, unknown>) => string;
+
+const cache = new Map<string, View>();
+
+/** Compiles `views/checkout/{name}.pug` once per process. */
+export function compileView(name: string): View {
+  const file = join(CHECKOUT_VIEWS_DIR, `${name}.pug`);
+  let view = cache.get(file);
+  if (!view) {
+    view = pug.compileFile(file, { basedir: CHECKOUT_VIEWS_DIR });
+    cache.set(file, view);
+  }
+  return view;
+}
+
+export interface PageLocals {
+  /** URL prefix of the public assets, e.g. `/checkout/assets`. */
+  assetsBase: string;
+  cspNonce: string;
+  lang: string;
+}
+
+/**
+ * Locals the layout needs. `assetsBase` is derived from the mount path, so it is right wherever
+ * the shop mounts the kit's router. Requires `cspMiddleware` to have run for this response.
+ */
+export function pageLocals(req: Request, res: Response): PageLocals {
+  return { assetsBase: `${req.baseUrl}/assets`, cspNonce: cspNonce(res), lang: 'en' };
+}
+
+/** Renders a checkout view as an HTML page that no cache keeps (it may carry tokens). */
+export function sendPage(req: Request, res: Response, view: View, locals: Record<string, unknown>, status = 200): void {
+  const html = view({ ...pageLocals(req, res), ...locals });
+  res.status(status).set('Cache-Control', 'no-store').type('html').send(html);
+}

@@ -1,0 +1,110 @@
+/**
+ * GET /result/:token — the payment's real state for the shopper. While the payment is still
+ * open the page says "confirming…" and refreshes itself with a meta refresh (no script, so it
+ * works under the CSP and without JavaScript) until the state is final.
+ */
+import { Router } from 'express';
+import { splitCodeText } from '../gateway/codes.js';
+import { toWireAmount } from '../gateway/money.js';
+import { isFinal } from '../orders/state-machine.js';
+import type { OrderStore } from '../orders/store.js';
+import type { Order, OrderState } from '../orders/types.js';
+import type { KitContext } from './context.js';
+import { compileView, sendPage, type View } from './render.js';
+import { cspMiddleware } from './security/csp.js';
+
+/** Seconds between refreshes while the gateway has not answered yet. */
+export const RESULT_REFRESH_SECONDS = 3;
+
+interface StatePage {
+  heading: string;
+  message: string;
+  tone: 'ok' | 'bad' | 'wait' | 'info';
+}
+
+const PAGES: Record<OrderState, StatePage> = {
+  created: { heading: 'Confirming your payment…', message: 'We are waiting for the payment provider to confirm your payment.', tone: 'wait' },
+  pending: { heading: 'Confirming your payment…', message: 'We are waiting for the payment provider to confirm your payment. Please do not pay again.', tone: 'wait' },
+  requires_action: { heading: 'Confirming your payment…', message: 'We are waiting for your bank to confirm the payment. Please do not pay again.', tone: 'wait' },
+  paid: { heading: 'Payment received', message: 'Thank you: your payment was successful.', tone: 'ok' },
+  authorized: { heading: 'Payment authorised', message: 'Your payment is authorised. The amount is reserved and will be taken when your order is confirmed.', tone: 'ok' },
+  in_review: { heading: 'Payment under review', message: 'Your payment is being reviewed. We will let you know the outcome; you do not need to pay again.', tone: 'info' },
+  declined: { heading: 'Payment declined', message: 'Your payment was declined and no money was taken.', tone: 'bad' },
+  failed: { heading: 'Payment failed', message: 'The payment could not be processed and no money was taken.', tone: 'bad' },
+  cancelled: { heading: 'Payment cancelled', message: 'The payment was cancelled. No money was taken.', tone: 'bad' },
+  expired: { heading: 'Payment expired', message: 'The payment was not completed in time. No money was taken.', tone: 'bad' },
+  partially_refunded: { heading: 'Payment partly refunded', message: 'Part of this payment has been refunded.', tone: 'info' },
+  refunded: { heading: 'Payment refunded', message: 'This payment has been refunded.', tone: 'info' },
+  chargeback: { heading: 'Payment disputed', message: 'This payment is disputed with your bank. Please contact the shop.', tone: 'info' },
+};
+
+const NOT_STARTED: StatePage = {
+  heading: 'Payment not completed',
+  message: 'The payment was not completed. No money was taken.',
+  tone: 'info',
+};
+
+function textOf(data: Record<string, unknown>): string | undefined {
+  if (typeof data.resultText === 'string' && data.resultText !== '') return data.resultText;
+  const raw = typeof data.resultInfo === 'string' ? data.resultInfo : typeof data.result_info === 'string' ? data.result_info : undefined;
+  const info = splitCodeText(raw);
+  return info !== null && info.text !== '' ? info.text : undefined;
+}
+
+/**
+ * The gateway's reason text for a declined or failed payment, when it gave one: from the order
+ * (the pay route keeps the authorise answer) or else from the latest event that carried it.
+ */
+export async function reasonOf(store: OrderStore, order: Order): Promise<string | undefined> {
+  if (order.state !== 'declined' && order.state !== 'failed') return undefined;
+  const fromOrder = textOf(order.data);
+  if (fromOrder !== undefined) return fromOrder;
+  const events = await store.listEvents(order.id);
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    const text = event === undefined || event.source === 'return' || event.source === 'cancel' ? undefined : textOf(event.data);
+    if (text !== undefined) return text.slice(0, 200);
+  }
+  return undefined;
+}
+
+/** Locals of the result view for `order` (exported for the pay pages and tests). */
+export function resultLocals(order: Order, reason?: string): Record<string, unknown> {
+  // An order nobody tried to pay (back from the hosted page before paying) is not "confirming".
+  const notStarted = order.state === 'created' && order.data.submittedAt === undefined && order.transactionId === null;
+  const page = notStarted ? NOT_STARTED : PAGES[order.state];
+  return {
+    title: page.heading,
+    ...page,
+    reason,
+    orderNo: order.orderNo,
+    amount: `${toWireAmount(order.amount, order.currency)} ${order.currency}`,
+    maskedCard: order.maskedCard ?? undefined,
+    refreshSeconds: !notStarted && !isFinal(order.state) ? RESULT_REFRESH_SECONDS : undefined,
+  };
+}
+
+/** Renders a message page (errors, forged links) with the result view. */
+export function createMessagePage(): (req: Parameters<typeof sendPage>[0], res: Parameters<typeof sendPage>[1], status: number, heading: string, message: string) => void {
+  const view: View = compileView('result');
+  return (req, res, status, heading, message) => {
+    sendPage(req, res, view, { title: heading, heading, message, tone: 'bad' }, status);
+  };
+}
+
+export function createResultRoutes(ctx: KitContext): Router {
+  const view = compileView('result');
+  const message = createMessagePage();
+  const router = Router();
+  router.get('/result/:token', cspMiddleware(), async (req, res) => {
+    const token = req.params.token;
+    const claim = typeof token === 'string' ? ctx.tokens.verify(token, 'result') : null;
+    const order = claim === null ? null : await ctx.store.get(claim.orderId);
+    if (order === null) {
+      message(req, res, 404, 'Link not valid', 'This payment link is not valid or has expired. Please return to the shop.');
+      return;
+    }
+    sendPage(req, res, view, resultLocals(order, await reasonOf(ctx.store, order)));
+  });
+  return router;
+}

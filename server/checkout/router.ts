@@ -1,0 +1,67 @@
+/**
+ * The checkout router a shop mounts with `app.use('/checkout', kit.router)`: pay pages, assets,
+ * return/cancel, result and notify, plus an error handler that answers a clean page (no stack,
+ * no request data) for anything that goes wrong below the mount point.
+ */
+import { Router, type ErrorRequestHandler } from 'express';
+import { isKitError } from '../errors.js';
+import type { KitContext } from './context.js';
+import { createNotifyRoutes } from './notify.js';
+import { createPayRoutes } from './pay.js';
+import { createMessagePage, createResultRoutes } from './result.js';
+import { createReturnRoutes } from './return.js';
+import { cspMiddleware } from './security/csp.js';
+
+/** The HTTP status an error asks for (http-errors style `status`, our ValidationError → 400). */
+export function statusOf(err: unknown): number {
+  if (isKitError(err)) {
+    if (err.code === 'ERR_VALIDATION') return 400;
+    if (err.code === 'ERR_ORDER_NOT_FOUND') return 404;
+    if (err.code === 'ERR_ORDER_STATE' || err.code === 'ERR_ORDER_EXISTS') return 409;
+  }
+  if (typeof err === 'object' && err !== null) {
+    const { status, statusCode } = err as { status?: unknown; statusCode?: unknown };
+    const code = typeof status === 'number' ? status : typeof statusCode === 'number' ? statusCode : 500;
+    if (Number.isInteger(code) && code >= 400 && code <= 599) return code;
+  }
+  return 500;
+}
+
+const MESSAGES: Record<number, [string, string]> = {
+  400: ['Something is not right', 'The request could not be understood. Please go back and try again.'],
+  403: ['Not allowed', 'This page has expired or the request was not allowed. Please go back to the shop and try again.'],
+  404: ['Page not found', 'This link is not valid or has expired. Please return to the shop.'],
+  413: ['Too much data', 'The request was too large.'],
+  429: ['Too many attempts', 'Please wait a few minutes before trying again.'],
+};
+
+export function createCheckoutRouter(ctx: KitContext): Router {
+  const router = Router();
+  router.use(createPayRoutes(ctx)); // pay pages and /assets
+  router.use(createReturnRoutes(ctx));
+  router.use(createResultRoutes(ctx));
+  router.use(createNotifyRoutes(ctx));
+
+  const message = createMessagePage();
+  const csp = cspMiddleware();
+  const onError: ErrorRequestHandler = (err, req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const status = statusOf(err);
+    ctx.logger[status >= 500 ? 'error' : 'warn']({ err, status, method: req.method, path: req.baseUrl }, 'checkout: request failed');
+    const [heading, text] = MESSAGES[status] ?? (status >= 500
+      ? ['Something went wrong', 'We could not complete this request. Please try again in a moment.']
+      : ['Request not accepted', 'Please go back to the shop and try again.']);
+    if (req.path === '/notify') {
+      res.status(status).type('text/plain').send(status >= 500 ? 'try again later' : 'rejected');
+      return;
+    }
+    csp(req, res, () => {
+      message(req, res, status, heading, text);
+    });
+  };
+  router.use(onError);
+  return router;
+}

@@ -1,0 +1,112 @@
+/**
+ * Strict Content-Security-Policy with a per-request nonce, built on helmet.
+ *
+ * Every checkout page runs under: default-src 'none'; script-src 'nonce-…'; style-src 'self';
+ * img-src 'self' data:; form-action 'self' + the exact origins the page posts to;
+ * frame-ancestors 'none'; base-uri 'none'. No inline script, style or handler is ever allowed,
+ * so the views load everything from /assets with the nonce.
+ *
+ * Chrome and Firefox also check `form-action` against the redirects that follow a form
+ * submission, so a page whose POST answers 303 to another origin must list that origin too.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, RequestHandler, Response } from 'express';
+import helmet from 'helmet';
+
+export type FormActionTargets = (req: Request, res: Response) => readonly string[];
+
+interface CspState {
+  nonce: string;
+  formActions: Set<string>;
+}
+
+const states = new WeakMap<ServerResponse, CspState>();
+
+function stateOf(res: ServerResponse): CspState {
+  const state = states.get(res);
+  if (!state) throw new Error('cspMiddleware must run before the CSP header is computed');
+  return state;
+}
+
+/**
+ * The origin of an absolute http(s) URL, or null. Only origins reach the header, so a URL with
+ * a path, query, quotes or semicolons can never inject a directive.
+ */
+export function originOf(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return null;
+    return parsed.origin;
+  } catch {
+    return null;
+  }
+}
+
+const setCspHeader = helmet.contentSecurityPolicy({
+  useDefaults: false,
+  directives: {
+    defaultSrc: ["'none'"],
+    scriptSrc: [(_req: IncomingMessage, res: ServerResponse) => `'nonce-${stateOf(res).nonce}'`],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'", 'data:'],
+    formAction: [(_req: IncomingMessage, res: ServerResponse) => ["'self'", ...stateOf(res).formActions].join(' ')],
+    frameAncestors: ["'none'"],
+    baseUri: ["'none'"],
+  },
+});
+
+const setReferrerPolicy = helmet.referrerPolicy({ policy: 'no-referrer' });
+const setNoSniff = helmet.xContentTypeOptions();
+const setFrameOptions = helmet.xFrameOptions({ action: 'deny' });
+
+function writeHeader(req: Request, res: Response): void {
+  setCspHeader(req, res, (err?: Error) => {
+    if (err) throw err;
+  });
+}
+
+/**
+ * Sets `res.locals.cspNonce` (fresh per request) and the CSP header. `extraFormActions` names
+ * the URLs (or origins) the page may post or be redirected to besides 'self'; only their origins
+ * are used, anything that is not an absolute http(s) URL is ignored.
+ * Also sets Referrer-Policy no-referrer (pay URLs carry a token), nosniff and X-Frame-Options.
+ */
+export function cspMiddleware(extraFormActions?: FormActionTargets): RequestHandler {
+  return (req, res, next) => {
+    const nonce = randomBytes(16).toString('base64');
+    const formActions = new Set<string>();
+    for (const target of extraFormActions?.(req, res) ?? []) {
+      const origin = originOf(target);
+      if (origin !== null) formActions.add(origin);
+    }
+    states.set(res, { nonce, formActions });
+    res.locals.cspNonce = nonce;
+    const noop = (): void => undefined;
+    setReferrerPolicy(req, res, noop);
+    setNoSniff(req, res, noop);
+    setFrameOptions(req, res, noop);
+    setCspHeader(req, res, next);
+  };
+}
+
+/**
+ * Widens `form-action` for this response once a target is known only after the gateway answered
+ * (the 3-D Secure issuer, the hosted page). With `only`, the targets set so far are dropped, so
+ * the page may post to 'self' and this origin alone. Rewrites the header with the same nonce.
+ * Returns false (and changes nothing) for a URL that is not absolute http(s).
+ */
+export function allowFormAction(req: Request, res: Response, url: string, options: { only?: boolean } = {}): boolean {
+  const origin = originOf(url);
+  if (origin === null) return false;
+  const { formActions } = stateOf(res);
+  if (options.only === true) formActions.clear();
+  formActions.add(origin);
+  writeHeader(req, res);
+  return true;
+}
+
+/** The nonce of this response (the same value as `res.locals.cspNonce`). */
+export function cspNonce(res: Response): string {
+  return stateOf(res).nonce;
+}

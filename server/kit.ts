@@ -1,0 +1,99 @@
+/**
+ * createCheckoutKit(options): validates the options once and wires the parts — gateway client,
+ * order store, reconcile engine, sweeper, URL tokens and the checkout router. Mounting is one
+ * line: `app.use('/checkout', kit.router)`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Router } from 'express';
+import { createKitUrls, type KitContext } from './checkout/context.js';
+import { createGatewayPort } from './checkout/gateway-port.js';
+import { resolveKitOptions } from './checkout/options.js';
+import type { CheckoutKitOptions, ResolvedKitOptions } from './checkout/options-types.js';
+import { createPayment, type CreatePaymentInput, type CreatePaymentResult } from './checkout/payments.js';
+import { createCheckoutRouter } from './checkout/router.js';
+import { createUrlTokens } from './checkout/tokens.js';
+import { createGatewayClient, type GatewayClient } from './gateway/client.js';
+import { createReconcileEngine } from './orders/engine.js';
+import type { ReconcileEngine } from './orders/engine-types.js';
+import type { OrderStore } from './orders/store.js';
+import { createSqliteStore, DEFAULT_SQLITE_PATH } from './orders/stores/sqlite.js';
+import { createSweeper, type Sweeper } from './orders/sweeper.js';
+
+export type { Sweeper } from './orders/sweeper.js';
+
+export interface CheckoutKit {
+  /** Mount with `app.use('/checkout', kit.router)` (the path of `publicUrl`). */
+  router: Router;
+  client: GatewayClient;
+  engine: ReconcileEngine;
+  sweeper: Sweeper;
+  store: OrderStore;
+  /** Creates the order server-side and returns the URL to send the shopper to. */
+  createPayment(input: CreatePaymentInput): Promise<CreatePaymentResult>;
+  /** Stops the sweeper and closes the store the kit created itself (never one you passed). */
+  close(): Promise<void>;
+  /** The context the handlers share (validated options, tokens, urls…), for custom routes. */
+  context: KitContext;
+}
+
+/** The one place the default order store is chosen. */
+/** The one place the default order store is chosen: SQLite in `data/checkout.sqlite`, created on first use. */
+function defaultOrderStore(options: ResolvedKitOptions): OrderStore {
+  return createSqliteStore({ path: DEFAULT_SQLITE_PATH, logger: options.logger });
+}
+
+export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
+  const options = resolveKitOptions(input);
+  const { logger } = options;
+  const ownStore = options.store === undefined;
+  const store = options.store ?? defaultOrderStore(options);
+  const client =
+    options.client ??
+    createGatewayClient({
+      baseUrl: options.gateway.baseUrl,
+      merchantId: options.gateway.merchantId,
+      accountId: options.gateway.accountId,
+      signKey: options.gateway.signKey,
+      verifyKeys: options.gateway.verifyKeys,
+      timeoutMs: options.gateway.timeoutMs,
+      ...(options.gateway.jsonContentType === undefined ? {} : { jsonContentType: options.gateway.jsonContentType }),
+      ...(options.gateway.recipes === undefined ? {} : { recipes: options.gateway.recipes }),
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      logger,
+    });
+  const gateway = createGatewayPort(client);
+  const instance = randomUUID();
+  const engine = createReconcileEngine({ store, hooks: options.hooks, gateway, owner: `checkout-${instance}`, logger });
+  const sweeper = createSweeper({
+    engine,
+    store,
+    gateway,
+    owner: `sweeper-${instance}`,
+    intervalMs: options.sweeper.intervalMs,
+    stuckAfterMs: options.sweeper.stuckAfterMs,
+    expireAfterMs: options.sweeper.expireAfterMs,
+    logger,
+  });
+  const tokens = createUrlTokens({ secrets: options.tokenSecrets });
+  const context: KitContext = { options, client, store, engine, tokens, urls: createKitUrls(options.publicUrl, tokens), logger };
+  const router = createCheckoutRouter(context);
+  if (options.sweeper.enabled) sweeper.start();
+
+  let closed: Promise<void> | null = null;
+  return {
+    router,
+    client,
+    engine,
+    sweeper,
+    store,
+    context,
+    createPayment: (payment) => createPayment(context, payment),
+    close() {
+      closed ??= (async () => {
+        await sweeper.stop();
+        if (ownStore) await store.close?.();
+      })();
+      return closed;
+    },
+  };
+}
