@@ -3,4 +3,3 @@ export * from './logging.js';
 export * from './gateway/index.js';
 export * from './orders/index.js';
 export * from './checkout/index.js';
-export * from './sandbox/index.js';
