@@ -51,7 +51,7 @@ export function redact(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (value instanceof URLSearchParams) return redact(Object.fromEntries(value), depth + 1);
   if (value instanceof Error) {
-    return { name: value.name, message: maskCardNumbers(value.message), ...(redact({ ...value }, depth + 1) as object) };
+    return { name: value.name, message: maskCardNumbers(value.message), ...(redact(Object.fromEntries(Object.entries(value)), depth + 1) as object) };
   }
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};

@@ -71,7 +71,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
   const applyPatch = (order: Order, patch: OrderPatch): Order => {
     const { data, ...rest } = patch;
     // Absent and explicitly undefined fields both leave the stored value as it is.
-    const fields = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+    const fields = Object.fromEntries(Object.entries(rest as Record<string, unknown>).filter(([, v]) => v !== undefined));
     const next: Order = { ...order, ...copy(fields), version: order.version + 1, updatedAt: now() };
     if (data !== undefined) next.data = { ...order.data, ...copy(data) };
     return next;
