@@ -1,3 +1,5 @@
+import { luhnValid } from './gateway/card-number.js';
+
 /**
  * The one redacting logger. Everything the kit logs passes through `redact`, which removes card
  * number, CVV, expiry and secrets by field name and masks anything that looks like a card number
@@ -21,20 +23,6 @@ const SECRET_FIELDS = new Set([
 const MASKED_CARD_RE = /^\d{4,6}\*{2,}\d{4}$/;
 const DIGIT_RUN_RE = /\d(?:[ -]?\d){12,18}/g;
 
-function luhnValid(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
 
 /** Masks every run of 13–19 digits (spaces or dashes allowed) that passes the Luhn check. */
 export function maskCardNumbers(text: string): string {

@@ -30,26 +30,8 @@ export const DECLINE_RESULT: Partial<Record<CardBehaviour, string>> = {
   expired: RESULT_INFO.expiredCard,
 };
 
-export function luhnValid(digits: string): boolean {
-  if (!/^\d{12,19}$/.test(digits)) return false;
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
 
-/** First 6, `******`, last 4. */
-export function maskCard(digits: string): string {
-  return `${digits.slice(0, 6)}******${digits.slice(-4)}`;
-}
+import { luhnValid, maskCardNumber as maskCard } from '../gateway/card-number.js';
 
 export function behaviourOf(digits: string): CardBehaviour {
   return TEST_CARDS[digits] ?? 'approve';
