@@ -3,3 +3,4 @@ export * from './logging.js';
 export * from './gateway/index.js';
 export * from './orders/index.js';
 export * from './checkout/index.js';
+export * from './admin/index.js';

@@ -1,0 +1,191 @@
+/**
+ * The money actions staff take — capture, cancel, review, refund — as one small vocabulary the
+ * order page and the batch jobs share: which states allow what, how a request is sent through
+ * the client's batch operations, and how the gateway's answer is applied through the engine.
+ */
+import { KitError, ProtocolError, TransportError } from '../errors.js';
+import type { AdminGatewayClient } from './options.js';
+import type { ApplyResult, ReconcileEngine } from '../orders/engine-types.js';
+import type { Order, OrderState } from '../orders/types.js';
+import type { JobAction } from './store.js';
+
+export const ACTION_LABELS: Record<JobAction, string> = {
+  capture: 'Capture',
+  cancel: 'Cancel (void)',
+  refund: 'Refund (full)',
+  review_approve: 'Approve review',
+  review_reject: 'Reject review',
+};
+
+/** The states each action is offered in. */
+export const ACTION_STATES: Record<JobAction, readonly OrderState[]> = {
+  capture: ['authorized'],
+  cancel: ['authorized', 'in_review'],
+  refund: ['paid', 'partially_refunded'],
+  review_approve: ['in_review'],
+  review_reject: ['in_review'],
+};
+
+/** The state a successful action leads to (approve: paid or authorised, decided by a query). */
+const GOAL_STATES: Record<JobAction, readonly OrderState[]> = {
+  capture: ['paid', 'partially_refunded', 'refunded'],
+  cancel: ['cancelled'],
+  refund: ['refunded'],
+  review_approve: ['authorized', 'paid'],
+  review_reject: ['cancelled', 'declined'],
+};
+
+/** Minor units still refundable: what was captured (the amount, for a sale) less refunds. */
+export function refundableOf(order: Pick<Order, 'amount' | 'capturedAmount' | 'refundedAmount'>): number {
+  const captured = order.capturedAmount > 0 ? order.capturedAmount : order.amount;
+  return Math.max(0, captured - order.refundedAmount);
+}
+
+/** Null when `action` may be sent for `order`; otherwise why not, in words for staff. */
+export function ineligibleReason(order: Order, action: JobAction): string | null {
+  if (!ACTION_STATES[action].includes(order.state)) {
+    return `not sent: ${ACTION_LABELS[action].toLowerCase()} is not possible in state ${order.state.replace(/_/g, ' ')}`;
+  }
+  if (order.transactionId === null) return 'not sent: the order has no gateway transaction id';
+  if (action === 'refund' && refundableOf(order) === 0) return 'not sent: nothing left to refund';
+  return null;
+}
+
+export function reachedGoal(order: Order, action: JobAction): boolean {
+  return GOAL_STATES[action].includes(order.state);
+}
+
+export interface ActionRequest {
+  order: Order;
+  /** Refund only: minor units (default: everything refundable). */
+  refundAmount?: number;
+  refundReason?: string;
+}
+
+export interface ActionOutcome {
+  request: ActionRequest;
+  ok: boolean;
+  /** The element's status, or null when no answer for the order came back. */
+  status: string | null;
+  message: string | null;
+  /** True when the gateway may have acted but no answer came back: settle by query, never re-send. */
+  outcomeUnknown: boolean;
+  refundAmount: number | null;
+  refundReferenceId: string | null;
+  refundReference: string | null;
+}
+
+/** Transport failures and unreadable replies leave the gateway's action unknown. */
+export function isOutcomeUnknown(error: unknown): boolean {
+  return (error instanceof TransportError && error.outcomeUnknown) || error instanceof ProtocolError;
+}
+
+function base(order: Order): { transaction_id: string; order_no: string; currency: string; amount: number } {
+  return { transaction_id: order.transactionId ?? '', order_no: order.orderNo, currency: order.currency, amount: order.amount };
+}
+
+function errorText(error: KitError | null): string | null {
+  if (error === null) return null;
+  return isOutcomeUnknown(error)
+    ? `no answer from the gateway (${error.code}): the outcome is unknown; use query sync, the action was not re-sent`
+    : `${error.code}: ${error.message}`;
+}
+
+/**
+ * Sends one action for many orders in one client call (the client splits it to the gateway's
+ * per-request limits). Returns one outcome per request, in order. Input the client refuses
+ * (ValidationError) is thrown: nothing was sent.
+ */
+export async function sendAction(client: AdminGatewayClient, action: JobAction, requests: readonly ActionRequest[]): Promise<ActionOutcome[]> {
+  if (requests.length === 0) return [];
+  const shape = <E>(results: { ok: boolean; status: string | null; message: string | null; error: KitError | null; element: E | null }[],
+    extra: (e: E | null, i: number) => Partial<ActionOutcome> = () => ({})): ActionOutcome[] =>
+    results.map((r, i) => ({
+      request: requests[i] as ActionRequest,
+      ok: r.ok,
+      status: r.status,
+      message: r.message ?? errorText(r.error),
+      outcomeUnknown: !r.ok && r.error !== null && isOutcomeUnknown(r.error),
+      refundAmount: null,
+      refundReferenceId: null,
+      refundReference: null,
+      ...extra(r.element, i),
+    }));
+  switch (action) {
+    case 'capture':
+      return shape(await client.batch.capture(requests.map((r) => base(r.order))));
+    case 'cancel':
+      return shape(await client.batch.cancel(requests.map((r) => base(r.order))));
+    case 'review_approve':
+    case 'review_reject': {
+      const flag = action === 'review_approve' ? '1' : '0';
+      return shape(await client.batch.review(requests.map((r) => ({ ...base(r.order), review_flag: flag }))));
+    }
+    case 'refund': {
+      const amounts = requests.map((r) => r.refundAmount ?? refundableOf(r.order));
+      const results = await client.batch.refund(requests.map((r, i) => ({
+        ...base(r.order),
+        refund_amount: amounts[i] ?? 0,
+        ...(r.refundReason ? { refund_reason: r.refundReason } : {}),
+      })));
+      return shape(results, (e, i) => ({
+        refundAmount: amounts[i] ?? null,
+        refundReferenceId: e?.refund_reference_id ?? null,
+        refundReference: e?.refund_reference ?? null,
+      }));
+    }
+  }
+}
+
+/** Card-free details of an action for the order's `admin_action` event. */
+export function actionEventData(action: JobAction, outcome: ActionOutcome, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    action,
+    result: outcome.ok ? 'ok' : outcome.outcomeUnknown ? 'unknown' : 'failed',
+    status: outcome.status,
+    message: outcome.message,
+    ...(outcome.refundAmount !== null ? { refundAmount: outcome.refundAmount } : {}),
+    ...(outcome.refundReferenceId !== null ? { refundReferenceId: outcome.refundReferenceId } : {}),
+    ...(outcome.refundReference !== null ? { refundReference: outcome.refundReference } : {}),
+    ...extra,
+  };
+}
+
+/**
+ * Applies a successful action through the engine. Capture → approved with the captured amount;
+ * cancel and review reject → cancelled; refund → partially_refunded / refunded with the new
+ * cumulative refunded amount (read fresh, so two refunds in a row add up); review approve →
+ * query sync, because only the gateway knows whether the approved payment is authorised or paid.
+ */
+export async function applyOutcome(
+  engine: ReconcileEngine,
+  order: Order,
+  action: JobAction,
+  outcome: ActionOutcome,
+  actor: string,
+  extra: { dedupeKey?: string; data?: Record<string, unknown>; fresh?: () => Promise<Order | null> } = {},
+): Promise<ApplyResult> {
+  const common = { orderId: order.id, source: 'admin' as const, actor, data: { action, ...extra.data } };
+  const dedupe = extra.dedupeKey === undefined ? {} : { dedupeKey: extra.dedupeKey };
+  switch (action) {
+    case 'capture':
+      return engine.apply({ ...common, ...dedupe, outcome: 'approved', capturedAmount: order.amount });
+    case 'cancel':
+    case 'review_reject':
+      return engine.apply({ ...common, ...dedupe, outcome: 'cancelled' });
+    case 'review_approve':
+      return engine.confirm(order.id, 'admin', actor);
+    case 'refund': {
+      const current = (await extra.fresh?.()) ?? order;
+      const refunded = current.refundedAmount + (outcome.refundAmount ?? 0);
+      const captured = current.capturedAmount > 0 ? current.capturedAmount : current.amount;
+      const key = outcome.refundReferenceId === null ? dedupe : { dedupeKey: `admin:refund:${outcome.refundReferenceId}` };
+      return engine.apply({
+        ...common,
+        ...key,
+        outcome: refunded >= captured ? 'refunded' : 'partially_refunded',
+        refundedAmount: Math.min(refunded, captured),
+      });
+    }
+  }
+}

@@ -1,0 +1,13 @@
+export { createAdminRouter } from './router.js';
+export type { AdminRouter } from './router.js';
+export type { AdminGatewayClient, AdminKit, AdminRouterOptions, Staff } from './options.js';
+export { JOB_ACTIONS, JOB_ITEM_STATUSES, createMemoryAdminStore } from './store.js';
+export type {
+  AdminJob, AdminStore, JobAction, JobItem, JobItemStatus, JobItemUpdate, JobStatus, JobSummary, NewJob,
+  PayoutPatch, PayoutRecord, PayoutStatus, SavePayoutResult,
+} from './store.js';
+export { createSqliteAdminStore } from './stores/sqlite.js';
+export type { SqliteAdminStoreOptions } from './stores/sqlite.js';
+export { createPostgresAdminStore } from './stores/postgres.js';
+export type { AdminPgPool, AdminPgQueryable, PostgresAdminStoreOptions } from './stores/postgres.js';
+export type { JobRunner } from './jobs.js';

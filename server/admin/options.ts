@@ -1,0 +1,137 @@
+/**
+ * Options of `createAdminRouter`, validated once with zod (unknown options rejected). The admin
+ * refuses to exist without an `authorize` function: a staff router open to anyone would let
+ * anybody refund the shop's money.
+ */
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import type { GatewayClient } from '../gateway/client.js';
+import type { Logger } from '../logging.js';
+import { redactingLogger, silentLogger } from '../logging.js';
+import type { ReconcileEngine } from '../orders/engine-types.js';
+import type { OrderStore } from '../orders/store.js';
+import type { AdminStore } from './store.js';
+import { createMemoryAdminStore } from './store.js';
+
+/** Who is acting. `id` is written as the `actor` of every event the admin records. */
+export interface Staff {
+  id: string;
+  name?: string;
+}
+
+/** The gateway operations the admin uses. */
+export type AdminGatewayClient = Pick<GatewayClient, 'batch' | 'queries' | 'payouts' | 'subscriptions'>;
+
+/** The pieces of a checkout kit the admin works with (`createCheckoutKit` returns all three). */
+export interface AdminKit {
+  client: AdminGatewayClient;
+  engine: ReconcileEngine;
+  store: OrderStore;
+}
+
+export interface AdminRouterOptions {
+  kit: AdminKit;
+  /** Required. The signed-in staff member of this request, or null when nobody is signed in. */
+  authorize: (req: Request) => Staff | null | Promise<Staff | null>;
+  /** Where jobs and payouts are kept. Default: memory (jobs cannot be resumed after a restart). */
+  adminStore?: AdminStore;
+  /** Secret (≥ 32 characters) for CSRF tokens and signed flash messages. */
+  csrfSecret: string;
+  /** Path the router is mounted at (e.g. "/admin"); default: `req.baseUrl`. */
+  mountPath?: string;
+  logger?: Logger;
+  /** Gateway requests one batch job keeps in flight at once (each up to the operation's limit). Default 2. */
+  batchConcurrency?: number;
+  /** Called instead of the 401 page for a request without staff, e.g. to redirect to a login page. */
+  onUnauthenticated?: (req: Request, res: Response) => void;
+  /** Extra origins accepted on POST besides the request's own (e.g. behind a proxy rewriting Host). */
+  allowedOrigins?: string[];
+  /** Resume interrupted jobs when the router is created (default true). */
+  resumeOnStart?: boolean;
+}
+
+export interface ResolvedAdminOptions {
+  kit: AdminKit;
+  authorize: AdminRouterOptions['authorize'];
+  adminStore: AdminStore;
+  csrfSecret: string;
+  mountPath: string | undefined;
+  logger: Logger;
+  batchConcurrency: number;
+  onUnauthenticated: AdminRouterOptions['onUnauthenticated'];
+  allowedOrigins: Set<string>;
+  resumeOnStart: boolean;
+}
+
+const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { message: `must be ${what}` });
+const withMethods = (...names: string[]) =>
+  z.custom<object>(
+    (v) => v !== null && typeof v === 'object' && names.every((n) => n in v),
+    { message: `must be an object with ${names.join(', ')}` },
+  );
+
+const schema = z.strictObject({
+  // A whole checkout kit may be passed as it is: only client, engine and store are read.
+  kit: z.looseObject({
+    client: withMethods('batch', 'queries', 'payouts', 'subscriptions'),
+    engine: withMethods('apply', 'confirm', 'record'),
+    store: withMethods('get', 'getByOrderNo', 'list', 'listEvents'),
+  }),
+  authorize: fn('a function (req) => Staff | null'),
+  adminStore: withMethods('createJob', 'getJob', 'updateJobItems', 'setJobStatus', 'listJobs', 'savePayout', 'updatePayout', 'getPayout', 'listPayouts').optional(),
+  csrfSecret: z.string().min(32, 'must be at least 32 characters'),
+  mountPath: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be a path starting with /').optional(),
+  logger: withMethods('debug', 'info', 'warn', 'error').optional(),
+  batchConcurrency: z.int().min(1).max(8).optional(),
+  onUnauthenticated: fn('a function (req, res) => void').optional(),
+  allowedOrigins: z.array(z.url({ protocol: /^https?$/ })).optional(),
+  resumeOnStart: z.boolean().optional(),
+});
+
+const FIXES: Record<string, string> = {
+  authorize: 'pass authorize: (req) => ({ id: "staff-id", name: "Name" }) or null, reading your own staff session; the admin never mounts without it',
+  kit: 'pass kit: the object createCheckoutKit() returned (or { client, engine, store })',
+  'kit.client': 'pass the gateway client (kit.client)',
+  'kit.engine': 'pass the reconcile engine (kit.engine)',
+  'kit.store': 'pass the order store (kit.store)',
+  adminStore: 'pass createSqliteAdminStore(...), createPostgresAdminStore(...) or leave it out for memory',
+  csrfSecret: "generate one with `node -e \"console.log(crypto.randomBytes(32).toString('base64url'))\"`",
+  mountPath: 'use the path you mount the router at, e.g. "/admin"',
+  logger: 'pass a pino-compatible logger (debug, info, warn, error)',
+  batchConcurrency: 'use a whole number from 1 to 8',
+  onUnauthenticated: 'pass (req, res) => res.redirect("/login"), or leave it out for a 401 page',
+  allowedOrigins: 'pass absolute origins such as "https://shop.example"',
+  resumeOnStart: 'use true or false',
+};
+
+export function resolveAdminOptions(input: unknown): ResolvedAdminOptions {
+  if (input === null || typeof input !== 'object') {
+    throw new ConfigError('(options)', 'must be an object', 'call createAdminRouter({ kit, authorize, csrfSecret })');
+  }
+  if (typeof (input as { authorize?: unknown }).authorize !== 'function') {
+    throw new ConfigError('authorize', 'is required and must be a function: the admin refuses to mount without staff authorisation', FIXES.authorize ?? '');
+  }
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue?.path.map(String).join('.') ?? '';
+    const key = issue?.code === 'unrecognized_keys' ? (issue.keys[0] ?? '') : path;
+    const option = key === '' ? '(options)' : key;
+    const problem = issue?.code === 'unrecognized_keys' ? 'is not an option of createAdminRouter' : (issue?.message ?? 'is invalid');
+    throw new ConfigError(option, problem, FIXES[option] ?? FIXES[option.split('.')[0] ?? ''] ?? 'see docs/admin.md');
+  }
+  const o = input as AdminRouterOptions;
+  return {
+    kit: { client: o.kit.client, engine: o.kit.engine, store: o.kit.store },
+    authorize: o.authorize,
+    adminStore: o.adminStore ?? createMemoryAdminStore(),
+    csrfSecret: o.csrfSecret,
+    mountPath: o.mountPath?.replace(/\/+$/, ''),
+    logger: o.logger ? redactingLogger(o.logger) : silentLogger,
+    batchConcurrency: o.batchConcurrency ?? 2,
+    onUnauthenticated: o.onUnauthenticated,
+    allowedOrigins: new Set((o.allowedOrigins ?? []).map((u) => new URL(u).origin)),
+    resumeOnStart: o.resumeOnStart ?? true,
+  };
+}

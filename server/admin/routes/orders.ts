@@ -1,0 +1,147 @@
+/** The orders list (with its chart), the order page and the order page's actions. */
+import type { Router } from 'express';
+import { z } from 'zod';
+import { ValidationError } from '../../errors.js';
+import { zodIssuesToFields } from '../../gateway/schemas/common.js';
+import { ORDER_STATES } from '../../orders/types.js';
+import type { Order, OrderEvent } from '../../orders/types.js';
+import { first } from '../body.js';
+import { loadChart } from '../chart.js';
+import { ACTION_LABELS, ACTION_STATES, refundableOf } from '../gateway-actions.js';
+import { runOrderAction, syncOrder } from '../order-actions.js';
+import { formOf } from '../security.js';
+import { JOB_ACTIONS } from '../store.js';
+import type { JobAction } from '../store.js';
+import { toWireAmount } from '../../gateway/money.js';
+import { pageContext, sendError, sendView } from '../views.js';
+import { param, redirect, staffOf } from './context.js';
+import type { RouteContext } from './context.js';
+
+export const PAGE_SIZE = 50;
+const DAY_MS = 86_400_000;
+
+const listQuerySchema = z.object({
+  state: z.union([z.enum(ORDER_STATES), z.literal('')]).optional(),
+  from: z.union([z.iso.date(), z.literal('')]).optional(),
+  to: z.union([z.iso.date(), z.literal('')]).optional(),
+  attention: z.enum(['1', 'on', 'true']).optional(),
+  page: z.coerce.number().int().min(1).max(100_000).optional(),
+});
+
+export const JOB_ACTION_OPTIONS = JOB_ACTIONS.map((value) => ({ value, label: ACTION_LABELS[value] }));
+
+function eventDetails(event: OrderEvent): string {
+  const text = Object.keys(event.data).length === 0 ? '' : JSON.stringify(event.data);
+  return text.length > 400 ? `${text.slice(0, 400)}…` : text;
+}
+
+function allowed(order: Order): { capture: boolean; cancel: boolean; review: boolean; refund: boolean } {
+  const ok = (action: JobAction): boolean => ACTION_STATES[action].includes(order.state) && order.transactionId !== null;
+  return {
+    capture: ok('capture'),
+    cancel: ok('cancel'),
+    review: ok('review_approve'),
+    refund: ok('refund') && refundableOf(order) > 0,
+  };
+}
+
+export function registerOrderRoutes(router: Router, ctx: RouteContext): void {
+  const { kit } = ctx.options;
+
+  router.get('/', async (req, res) => {
+    const parsed = listQuerySchema.safeParse(req.query);
+    if (!parsed.success) throw new ValidationError(zodIssuesToFields(parsed.error));
+    const q = parsed.data;
+    const page = q.page ?? 1;
+    const attention = q.attention !== undefined;
+    const createdFrom = q.from ? new Date(`${q.from}T00:00:00.000Z`) : undefined;
+    const createdTo = q.to ? new Date(new Date(`${q.to}T00:00:00.000Z`).getTime() + DAY_MS - 1) : undefined;
+    const [rows, chart] = await Promise.all([
+      kit.store.list({
+        ...(q.state ? { states: [q.state] } : {}),
+        ...(createdFrom ? { createdFrom } : {}),
+        ...(createdTo ? { createdTo } : {}),
+        ...(attention ? { attention: true } : {}),
+        limit: PAGE_SIZE + 1,
+        offset: (page - 1) * PAGE_SIZE,
+      }),
+      loadChart(kit.store, new Date()),
+    ]);
+    const filters = { state: q.state ?? '', from: q.from ?? '', to: q.to ?? '', attention };
+    const pagerQuery = new URLSearchParams({
+      ...(filters.state ? { state: filters.state } : {}),
+      ...(filters.from ? { from: filters.from } : {}),
+      ...(filters.to ? { to: filters.to } : {}),
+      ...(attention ? { attention: '1' } : {}),
+    }).toString();
+    sendView(res, ctx.views, 'orders', {
+      title: 'Orders',
+      section: 'orders',
+      orders: rows.slice(0, PAGE_SIZE),
+      hasNext: rows.length > PAGE_SIZE,
+      page,
+      pagerQuery: pagerQuery === '' ? '' : `${pagerQuery}&`,
+      filters,
+      states: ORDER_STATES,
+      chart,
+      jobActions: JOB_ACTION_OPTIONS,
+    });
+  });
+
+  router.get('/orders/by-number/:orderNo', async (req, res) => {
+    const order = await kit.store.getByOrderNo(param(req, 'orderNo'));
+    if (order === null) {
+      sendError(res, ctx.views, 404, 'Order not found', 'No order has this number.');
+      return;
+    }
+    redirect(ctx, res, `/orders/${encodeURIComponent(order.id)}`);
+  });
+
+  router.get('/orders/:id', async (req, res) => {
+    const order = await kit.store.get(param(req, 'id'));
+    if (order === null) {
+      sendError(res, ctx.views, 404, 'Order not found', 'No order has this id.');
+      return;
+    }
+    const events = await kit.store.listEvents(order.id);
+    const refundable = refundableOf(order);
+    sendView(res, ctx.views, 'order', {
+      title: `Order ${order.orderNo}`,
+      section: 'orders',
+      order,
+      here: `${pageContext(res).base}/orders/${encodeURIComponent(order.id)}`,
+      actions: allowed(order),
+      refundable,
+      refundDefault: refundable > 0 ? toWireAmount(refundable, order.currency) : '',
+      events: events.map((e) => ({ ...e, details: eventDetails(e) })).reverse(),
+    });
+  });
+
+  const act = (path: string, action: (fields: Record<string, string[]>) => JobAction | 'sync'): void => {
+    router.post(`/orders/:id/${path}`, async (req, res) => {
+      const order = await kit.store.get(param(req, 'id'));
+      if (order === null) {
+        sendError(res, ctx.views, 404, 'Order not found', 'No order has this id; nothing was sent.');
+        return;
+      }
+      const fields = formOf(res);
+      const chosen = action(fields);
+      const staff = staffOf(res);
+      const flash = chosen === 'sync'
+        ? await syncOrder(kit, staff, order)
+        : await runOrderAction(kit, staff, order, chosen, { amountText: first(fields, 'refund_amount'), reason: first(fields, 'refund_reason') });
+      redirect(ctx, res, `/orders/${encodeURIComponent(order.id)}`, flash);
+    });
+  };
+  act('capture', () => 'capture');
+  act('cancel', () => 'cancel');
+  act('refund', () => 'refund');
+  act('sync', () => 'sync');
+  act('review', (fields) => {
+    const decision = first(fields, 'decision');
+    if (decision !== 'approve' && decision !== 'reject') {
+      throw new ValidationError([{ field: 'decision', message: 'must be approve or reject' }]);
+    }
+    return decision === 'approve' ? 'review_approve' : 'review_reject';
+  });
+}

@@ -1,0 +1,88 @@
+/**
+ * Subscription cancel: recurring_id (+ contract_name) → the gateway's cancelsubscription. The
+ * result is shown and, when the order that started the subscription can be found (its
+ * `data.recurringId`, or the order number staff give), recorded on it as an admin_action event.
+ */
+import type { Router } from 'express';
+import { z } from 'zod';
+import { ValidationError, isKitError } from '../../errors.js';
+import { zodIssuesToFields } from '../../gateway/schemas/common.js';
+import type { OrderStore } from '../../orders/store.js';
+import type { Order } from '../../orders/types.js';
+import { first } from '../body.js';
+import { isOrderNo } from '../order-list.js';
+import { formOf } from '../security.js';
+import { sendView } from '../views.js';
+import { staffOf } from './context.js';
+import type { RouteContext } from './context.js';
+
+const formSchema = z.object({
+  recurring_id: z.string().trim().min(1, 'is required').max(50).regex(/^[\x21-\x7e]+$/, 'must be printable characters without spaces'),
+  contract_name: z.string().trim().max(200),
+  order_no: z.string().trim().refine((v) => v === '' || isOrderNo(v), 'is not an order number'),
+});
+
+/** How many recent orders are scanned for the recurring id when no order number is given. */
+const SCAN_LIMIT = 5000;
+
+async function findOrder(store: OrderStore, recurringId: string, orderNo: string): Promise<Order | null> {
+  if (orderNo !== '') {
+    const order = await store.getByOrderNo(orderNo);
+    if (order !== null && order.data.recurringId === recurringId) return order;
+  }
+  for (let offset = 0; offset < SCAN_LIMIT; offset += 500) {
+    const page = await store.list({ limit: 500, offset });
+    const found = page.find((o) => o.data.recurringId === recurringId);
+    if (found !== undefined) return found;
+    if (page.length < 500) break;
+  }
+  return null;
+}
+
+export function registerSubscriptionRoutes(router: Router, ctx: RouteContext): void {
+  const { kit } = ctx.options;
+  const page = { title: 'Cancel a subscription', section: 'subscriptions' };
+
+  router.get('/subscriptions/cancel', (_req, res) => {
+    sendView(res, ctx.views, 'subscriptions', { ...page, form: { recurringId: '', contractName: '', orderNo: '' }, result: null });
+  });
+
+  router.post('/subscriptions/cancel', async (_req, res) => {
+    const fields = formOf(res);
+    const parsed = formSchema.safeParse({
+      recurring_id: first(fields, 'recurring_id'),
+      contract_name: first(fields, 'contract_name'),
+      order_no: first(fields, 'order_no'),
+    });
+    if (!parsed.success) throw new ValidationError(zodIssuesToFields(parsed.error));
+    const { recurring_id: recurringId, contract_name: contractName, order_no: orderNo } = parsed.data;
+    const staff = staffOf(res);
+    const form = { recurringId, contractName, orderNo };
+
+    let result: { ok: boolean; status: string | null; message: string | null };
+    let answered = true;
+    try {
+      const answer = await kit.client.subscriptions.cancel({ recurring_id: recurringId, ...(contractName !== '' ? { contract_name: contractName } : {}) });
+      result = { ok: answer.ok, status: answer.status, message: answer.message };
+    } catch (err) {
+      ctx.options.logger.warn({ err, recurringId }, 'admin: subscription cancel failed');
+      const code = isKitError(err) ? err.code : 'ERR_UNKNOWN';
+      answered = false;
+      result = { ok: false, status: null, message: `the request failed (${code}); if it may have reached the gateway, check before trying again` };
+    }
+    const order = await findOrder(kit.store, recurringId, orderNo);
+    if (order !== null) {
+      await kit.engine.record(order.id, {
+        type: 'admin_action',
+        source: 'admin',
+        actor: staff.id,
+        data: { action: 'subscription_cancel', recurringId, contractName: contractName || null, result: result.ok ? 'ok' : 'failed', status: result.status, message: result.message },
+      });
+    }
+    sendView(res, ctx.views, 'subscriptions', {
+      ...page,
+      form,
+      result: { ...result, recurringId, order: order === null ? null : { id: order.id, orderNo: order.orderNo } },
+    }, answered ? 200 : 502);
+  });
+}

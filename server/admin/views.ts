@@ -1,0 +1,73 @@
+/**
+ * The admin's pug views, compiled once when the router is created, and the one function that
+ * renders a page with the locals every page needs. Views ship at the package root
+ * (`views/admin`, `public/admin.css`), found by walking up from this module so the same code runs
+ * from `server/` and from `dist/server/`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Response } from 'express';
+import pug from 'pug';
+import type { Flash } from './flash.js';
+import { formatDateTime, formatMoney, stateLabel } from './format.js';
+
+export const VIEW_NAMES = [
+  'orders', 'order', 'batch', 'job', 'refunds', 'payouts', 'payout', 'subscriptions', 'error',
+] as const;
+export type ViewName = (typeof VIEW_NAMES)[number];
+export type Views = Record<ViewName, (locals: Record<string, unknown>) => string>;
+
+function findUp(relative: string): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = join(dir, relative);
+    if (existsSync(candidate)) return candidate;
+    dir = dirname(dir);
+  }
+  throw new Error(`admin: cannot find ${relative} next to the package`);
+}
+
+export const ADMIN_VIEWS_DIR = findUp(join('views', 'admin'));
+export const ADMIN_CSS_FILE = join(findUp('public'), 'admin.css');
+
+let compiled: Views | null = null;
+
+/** Compiles every admin view once per process. */
+export function compileViews(): Views {
+  if (compiled === null) {
+    const entries = VIEW_NAMES.map((name) => [name, pug.compileFile(join(ADMIN_VIEWS_DIR, `${name}.pug`), { basedir: ADMIN_VIEWS_DIR })]);
+    compiled = Object.fromEntries(entries) as Views;
+  }
+  return compiled;
+}
+
+export function readAdminCss(): string {
+  return readFileSync(ADMIN_CSS_FILE, 'utf8');
+}
+
+export const helpers = { formatMoney, formatDateTime, stateLabel };
+
+/** What every page gets, set by the router's middleware on `res.locals.admin`. */
+export interface PageContext {
+  base: string;
+  staff: { id: string; name?: string | undefined } | null;
+  csrfToken: string;
+  flash: Flash | null;
+}
+
+export function pageContext(res: Response): PageContext {
+  const ctx = (res.locals as { admin?: PageContext }).admin;
+  return ctx ?? { base: '', staff: null, csrfToken: '', flash: null };
+}
+
+/** Renders an admin page; admin pages are never cached. */
+export function sendView(res: Response, views: Views, name: ViewName, locals: Record<string, unknown>, status = 200): void {
+  const html = views[name]({ ...pageContext(res), helpers, ...locals });
+  res.status(status).set('Cache-Control', 'no-store').type('html').send(html);
+}
+
+/** A short error page (401, 403, 400, 404, 500). The message must not carry card data. */
+export function sendError(res: Response, views: Views, status: number, heading: string, message: string): void {
+  sendView(res, views, 'error', { title: heading, heading, message }, status);
+}
