@@ -136,8 +136,9 @@ export function createNotifyRoutes(ctx: KitContext): Router {
         ...(amount === undefined ? {} : { amount }),
         ...(currency === '' ? {} : { currency }),
         ...(f.card !== undefined && MASKED_CARD_RE.test(f.card) ? { maskedCard: f.card } : {}),
-        // A partial refund's notification carries this refund's amount; the order keeps the sum.
-        ...(outcome === 'partially_refunded' && refundAmount !== undefined ? { refundedAmount: order.refundedAmount + refundAmount } : {}),
+        // A partial refund's notification carries this refund's amount; the engine adds it to the
+        // order it reads under the lease, so two refunds notified at once both count.
+        ...(outcome === 'partially_refunded' && refundAmount !== undefined && refundAmount > 0 ? { refundIncrement: refundAmount } : {}),
         dedupeKey: notificationDedupeKey(f),
         actor: 'gateway',
         confirm: ctx.options.confirmNotifications,

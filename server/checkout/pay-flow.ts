@@ -7,7 +7,7 @@ import type { AuthoriseResult } from '../gateway/operations/authorise-result.js'
 import type { Order } from '../orders/types.js';
 import type { KitContext } from './context.js';
 import type { DeviceData } from './device.js';
-import { annotateOrder, applyPayFact, classifyPayError } from './pay-outcome.js';
+import { applyPayFact, classifyPayError } from './pay-outcome.js';
 import type { PayOrderData } from './pay-request.js';
 import type { PayPages } from './render-pages.js';
 
@@ -59,23 +59,22 @@ export async function applyAuthorise(flow: PayFlow, result: AuthoriseResult): Pr
     currency: result.currency,
     maskedCard: result.maskedCard,
     data: details,
+    orderData: details,
   };
   if (result.issuerUrl !== null && result.outcome === 'requires_action') {
     if (!acceptableIssuerUrl(ctx, result.issuerUrl)) {
-      await applyPayFact(ctx, order, { ...base, outcome: 'pending' });
-      await annotateOrder(ctx, order.id, details, 'The gateway sent an issuer URL that is not https: the shopper was not redirected.');
+      const attention = 'The gateway sent an issuer URL that is not https: the shopper was not redirected.';
+      await applyPayFact(ctx, order, { ...base, outcome: 'pending', attention });
       seeResult(flow);
       return null;
     }
     const applied = await applyPayFact(ctx, order, { ...base, outcome: 'requires_action' });
-    if (Object.keys(details).length > 0) await annotateOrder(ctx, order.id, details);
     if (applied.order?.state === 'requires_action') return result.issuerUrl;
     seeResult(flow);
     return null;
   }
   const outcome = result.outcome === 'unknown' || result.outcome === 'requires_action' ? 'pending' : result.outcome;
   await applyPayFact(ctx, order, { ...base, outcome });
-  if (Object.keys(details).length > 0) await annotateOrder(ctx, order.id, details);
   seeResult(flow);
   return null;
 }
@@ -87,8 +86,8 @@ export async function handlePayError(flow: PayFlow, error: unknown): Promise<voi
   const code = error instanceof Error && 'code' in error ? String(error.code) : 'unknown';
   if (failure.kind === 'refused') {
     ctx.logger.warn({ orderId: order.id, orderNo: order.orderNo, code, gatewayCode: failure.code }, 'Payment refused by the gateway');
-    await applyPayFact(ctx, order, { outcome: 'failed', data: { resultCode: failure.code, resultText: failure.text } });
-    await annotateOrder(ctx, order.id, { resultCode: failure.code, resultText: failure.text });
+    const details = { resultCode: failure.code, resultText: failure.text };
+    await applyPayFact(ctx, order, { outcome: 'failed', data: details, orderData: details });
     pages.error(req, res, 502, {
       heading: 'The payment could not be started',
       message: 'The payment provider refused the payment request. No money was taken. Please contact the shop.',
@@ -97,7 +96,6 @@ export async function handlePayError(flow: PayFlow, error: unknown): Promise<voi
     return;
   }
   ctx.logger.warn({ orderId: order.id, orderNo: order.orderNo, code, error }, 'Payment outcome unknown; it will be settled by query');
-  await applyPayFact(ctx, order, { outcome: 'pending', data: { error: code } });
-  if (failure.attention !== null) await annotateOrder(ctx, order.id, {}, failure.attention);
+  await applyPayFact(ctx, order, { outcome: 'pending', data: { error: code }, ...(failure.attention === null ? {} : { attention: failure.attention }) });
   seeResult(flow);
 }

@@ -6,11 +6,12 @@
  * - the order becomes `failed` only when the gateway surely refused (HTTP 400/404 or an I00xx
  *   code): nothing was charged;
  * - an unreadable or unverifiable answer is `pending` plus an attention flag for staff.
+ * The gateway's details (result code and text…) and any attention flag travel on the fact, so
+ * the engine stores them with the state in one compare-and-set and fires `onAttention`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, isKitError, TransportError } from '../errors.js';
 import type { ApplyResult, PaymentFact } from '../orders/engine-types.js';
-import { mergeAttention } from '../orders/state-machine.js';
 import type { Order } from '../orders/types.js';
 import type { KitContext } from './context.js';
 
@@ -32,37 +33,6 @@ export async function applyPayFact(ctx: KitContext, order: Order, fact: PayFact)
     ctx.logger.info(log, 'Pay result applied');
   }
   return final;
-}
-
-/**
- * Merges card-free details into `order.data` (the engine keeps a fact's data on its event only)
- * and optionally flags the order for staff. Compare-and-set: retried on a concurrent change,
- * given up quietly after a few tries since it never changes the state.
- */
-export async function annotateOrder(
-  ctx: KitContext,
-  orderId: string,
-  data: Record<string, unknown>,
-  attention?: string,
-): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const order = await ctx.store.get(orderId);
-    if (!order) return;
-    const merged = attention === undefined ? order.attention : mergeAttention(order.attention, attention);
-    const patch = {
-      data: attention === undefined ? data : { ...data, attentionAt: new Date().toISOString() },
-      ...(merged === order.attention ? {} : { attention: merged }),
-    };
-    const event = attention === undefined
-      ? undefined
-      : { type: 'attention', source: 'pay' as const, fromState: order.state, toState: order.state, actor: 'shopper', data: { reason: attention } };
-    const stored = await ctx.store.transition(order.id, order.version, patch, event);
-    if (stored.ok) {
-      if (attention !== undefined) ctx.logger.warn({ orderId, orderNo: order.orderNo, attention }, 'Order flagged for attention');
-      return;
-    }
-  }
-  ctx.logger.warn({ orderId, keys: Object.keys(data) }, 'Order details not recorded: the order kept changing');
 }
 
 /** True when the gateway answered and certainly did not take the payment. */

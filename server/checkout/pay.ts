@@ -7,13 +7,14 @@
  * gateway is called once → its answer goes to the reconcile engine → result page, issuer page
  * or hosted page. Card number, CVV and expiry are never stored, logged or rendered back.
  */
-import express, { Router, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import { apmPaymentInputSchema, directPaymentInputSchema } from '../gateway/operations/payment-inputs.js';
 import type { CheckoutForm } from '../gateway/operations/payments.js';
 import type { Order } from '../orders/types.js';
 import type { KitContext } from './context.js';
 import { deviceData } from './device.js';
+import { HttpError, readPostedBody } from './notify-body.js';
 import { payByApm } from './pay-apm.js';
 import { payByCard } from './pay-card.js';
 import type { PayFlow } from './pay-flow.js';
@@ -28,6 +29,9 @@ import { createPayPages } from './render-pages.js';
 import { compileView, sendPage } from './render.js';
 import { cspMiddleware } from './security/csp.js';
 import { payRateLimit, RATE_LIMIT_MESSAGE } from './security/rate-limit.js';
+
+/** The pay form is small; anything larger is not a pay form. */
+const PAY_BODY_LIMIT = 16 * 1024;
 
 /** Form fields the shopper controls; a local check failing on any other field is the order's fault. */
 const SHOPPER_FIELDS = new Set(['first_name', 'last_name', 'payment_method', 'card', 'expiration_month', 'expiration_year', 'security_code']);
@@ -89,6 +93,25 @@ export function createPayRoutes(ctx: KitContext): Router {
     },
   });
 
+  /**
+   * Reads the form whatever body parser the shop mounted before the kit (none, urlencoded, json,
+   * text or raw for every type): the one body reader notify and return use. `req.body` becomes
+   * the posted fields as strings, which the CSRF check and the form parsers read.
+   */
+  async function readForm(req: Request, res: Response, next: NextFunction): Promise<void> {
+    try {
+      req.body = (await readPostedBody(req, PAY_BODY_LIMIT)).fields;
+    } catch (error) {
+      const status = error instanceof HttpError ? error.status : 400;
+      pages.error(req, res, status, {
+        heading: status === 413 ? 'This form is too large' : 'This form could not be read',
+        message: 'The payment was not sent. Go back to the payment page, reload it and try again.',
+      });
+      return;
+    }
+    next();
+  }
+
   async function renderForm(req: Request, res: Response, order: Order, state: PayFormState, status = 200): Promise<void> {
     const locals = await payFormLocals(ctx, req, res, order, state);
     sendPage(req, res, payView, { title: `Pay for order ${order.orderNo}`, ...locals }, status);
@@ -130,7 +153,7 @@ export function createPayRoutes(ctx: KitContext): Router {
     '/pay/:token',
     cspMiddleware(formActions),
     limiter,
-    express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 60 }),
+    readForm,
     async (req, res) => {
       const order = await orderForToken(ctx, pages, req, res);
       if (order === null) return;

@@ -51,6 +51,8 @@ export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact): 
     transactionId: answer.transactionId ?? fact.transactionId ?? null,
     maskedCard: masked ?? null,
     refundedAmount: answer.refundedAmount ?? (sameOutcome ? fact.refundedAmount : undefined),
+    // The gateway's cumulative amount, when it gives one, already includes this refund.
+    refundIncrement: answer.refundedAmount === undefined && sameOutcome ? fact.refundIncrement : undefined,
     capturedAmount: sameOutcome ? fact.capturedAmount : undefined,
   };
 }
@@ -94,6 +96,7 @@ export function factEvent(ctx: EventContext, logger: Logger): NewEvent {
     currency: fact.currency,
     maskedCard: fact.maskedCard ?? undefined,
     refundedAmount: fact.refundedAmount,
+    refundIncrement: fact.refundIncrement,
     capturedAmount: fact.capturedAmount,
     confirmed: ctx.confirmed === undefined ? undefined : true,
     claimedOutcome: ctx.confirmed?.claimed,

@@ -39,12 +39,32 @@ export interface PaymentFact {
   maskedCard?: string | null;
   /** Cumulative minor units refunded. */
   refundedAmount?: number;
+  /**
+   * Minor units refunded by this one refund (outcome `partially_refunded` only; not with
+   * `refundedAmount`). The engine adds it to the refunded amount of the order it reads under the
+   * lease, so concurrent refunds add up; a total reaching what was captured makes the order
+   * `refunded`, one above it is capped there and flagged for attention.
+   */
+  refundIncrement?: number;
   capturedAmount?: number;
   /** Same key twice for one order → `duplicate` (e.g. a notification's dedupe key). */
   dedupeKey?: string;
   actor?: string;
   /** Card-free details kept on the event. */
   data?: Record<string, unknown>;
+  /**
+   * Card-free details shallow-merged into `order.data` in the same compare-and-set as the
+   * transition (e.g. resultCode, resultText). When the fact is a noop because the order is
+   * already in the state it reports, changed keys are merged in a write of their own; a late
+   * fact's details are dropped. `attentionAt` and `authorizationReleased` belong to the engine.
+   */
+  orderData?: Record<string, unknown>;
+  /**
+   * A reason for staff to look at the order, merged into `order.attention` (mergeAttention) with
+   * the transition, or in a write of its own with an `attention` event when the state does not
+   * change. `onAttention` fires once, when the reason is new.
+   */
+  attention?: string;
   /** Ask the gateway before applying an outcome that moves money or ends the payment. */
   confirm?: boolean;
 }
@@ -101,7 +121,7 @@ export interface OrderHooks {
   onChargeback?: OrderHook;
   onInReview?: OrderHook;
   onRequiresAction?: OrderHook;
-  /** Whenever the order's attention text gains a new reason. */
+  /** Whenever the order's attention text gains reasons; `reason` holds the new ones, one per line. */
   onAttention?: (order: Order, reason: string) => void | Promise<void>;
 }
 

@@ -1,9 +1,9 @@
 /**
  * The reconcile engine: the one way every entry point (pay response, return, cancel, notify,
  * sweeper, admin) changes an order. Per fact: take the order's lease, re-read, check amount and
- * currency, drop duplicates, optionally confirm with the gateway, decide with the state
- * machine, compare-and-set the transition with its event, release the lease, then call the
- * shop's hooks once, from the caller whose compare-and-set won.
+ * currency, drop duplicates, optionally confirm with the gateway, plan the fact (state machine,
+ * refund increment, details, attention), compare-and-set it with its event, release the lease,
+ * then call the shop's hooks once, from the caller whose compare-and-set won.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
@@ -15,7 +15,8 @@ import { cardFree, parseFact } from './fact-schema.js';
 import { runHooks } from './hooks.js';
 import type { StoredChange } from './hooks.js';
 import { BUSY, createOrderLocks } from './order-lock.js';
-import { decide, mergeAttention } from './state-machine.js';
+import { planFact } from './engine-plan.js';
+import { mergeAttention } from './state-machine.js';
 import type { Order, OrderPatch } from './types.js';
 
 /** Compare-and-set retries when a writer that ignores leases changes the order meanwhile. */
@@ -110,28 +111,30 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     }
 
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const decision = decide(order, fact);
-      if (decision.kind === 'noop') {
-        if (fact.dedupeKey === undefined) return { result: { status: 'noop', order, reason: decision.reason } };
-        const appended = await store.appendEvent(order.id, event({ type: 'ignored', fact, order, reason: decision.reason, confirmed }));
-        if (!appended.appended) return { result: { status: 'duplicate', order, reason: 'this fact was already recorded' } };
-        return { result: { status: 'noop', order, event: appended.event, reason: decision.reason } };
-      }
-      if (decision.kind === 'reject') {
-        logger.warn({ orderId: order.id, orderNo: order.orderNo, state: order.state, outcome: fact.outcome, source: fact.source }, `Fact rejected: ${decision.reason}`);
+      // Planned from the order read under the lease, again after every lost compare-and-set.
+      const plan = planFact(order, fact, logger, now);
+      if (plan.kind === 'reject') {
+        logger.warn({ orderId: order.id, orderNo: order.orderNo, state: order.state, outcome: plan.fact.outcome, source: fact.source }, `Fact rejected: ${plan.reason}`);
         // Without a key, one record per (version, outcome): a poller repeating it adds nothing.
-        const dedupeKey = fact.dedupeKey ?? `rejected:${order.version}:${fact.outcome}`;
-        const appended = await store.appendEvent(order.id, event({ type: 'rejected', fact, order, reason: decision.reason, confirmed, dedupeKey }));
-        return { result: { status: 'rejected', order, event: appended.appended ? appended.event : undefined, reason: decision.reason } };
+        const dedupeKey = fact.dedupeKey ?? `rejected:${order.version}:${plan.fact.outcome}`;
+        const appended = await store.appendEvent(order.id, event({ type: 'rejected', fact: plan.fact, order, reason: plan.reason, confirmed, dedupeKey }));
+        return { result: { status: 'rejected', order, event: appended.appended ? appended.event : undefined, reason: plan.reason } };
       }
-      const newAttention = decision.patch.attention !== undefined && decision.patch.attention !== order.attention ? decision.attention : undefined;
-      const patch: OrderPatch =
-        newAttention === undefined ? decision.patch : { ...decision.patch, data: { ...decision.patch.data, attentionAt: now().toISOString() } };
-      const transition = event({ type: 'transition', fact, order, to: decision.to, confirmed });
-      const stored = await store.transition(order.id, order.version, patch, transition);
+      if (plan.kind === 'noop') {
+        if (fact.dedupeKey === undefined) return { result: { status: 'noop', order, reason: plan.reason } };
+        const appended = await store.appendEvent(order.id, event({ type: 'ignored', fact: plan.fact, order, reason: plan.reason, confirmed }));
+        if (!appended.appended) return { result: { status: 'duplicate', order, reason: 'this fact was already recorded' } };
+        return { result: { status: 'noop', order, event: appended.event, reason: plan.reason } };
+      }
+      const written = event({ type: plan.type, fact: plan.fact, order, to: plan.moved?.to, reason: plan.reason, confirmed });
+      const stored = await store.transition(order.id, order.version, plan.patch, written);
       if (stored.ok) {
-        const change: StoredChange = { order: stored.order, source: fact.source, transition: { from: order.state, to: decision.to }, attention: newAttention };
-        return { result: { status: 'applied', order: stored.order, event: stored.event ?? undefined }, change };
+        const storedEvent = stored.event ?? undefined;
+        const result: ApplyResult = plan.moved
+          ? { status: 'applied', order: stored.order, event: storedEvent }
+          : { status: 'noop', order: stored.order, event: storedEvent, reason: plan.reason };
+        if (!plan.moved && plan.raised === undefined) return { result };
+        return { result, change: { order: stored.order, source: fact.source, transition: plan.moved, attention: plan.raised } };
       }
       if (!stored.current) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
       if (fact.dedupeKey !== undefined && (await seen(order.id, fact.dedupeKey))) {
@@ -153,6 +156,9 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       { orderId: found.id, orderNo: found.orderNo, source: fact.source, outcome: fact.outcome, status: settled.result.status },
       'Payment fact reconciled',
     );
+    if (settled.change?.attention !== undefined) {
+      logger.warn({ orderId: found.id, orderNo: found.orderNo, source: fact.source, attention: settled.change.attention }, 'Order flagged for attention');
+    }
     if (settled.change) await runHooks(hooks, settled.change, store, logger);
     return settled.result;
   }

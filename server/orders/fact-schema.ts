@@ -6,9 +6,10 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { zodIssuesToFields } from '../gateway/schemas/common.js';
-import { redact } from '../logging.js';
+import { maskCardNumbers, redact } from '../logging.js';
 import type { Logger } from '../logging.js';
 import type { PaymentFact } from './engine-types.js';
+import { AUTHORIZATION_RELEASED } from './state-machine.js';
 
 const OUTCOMES = [
   'approved', 'authorized', 'pending', 'in_review', 'requires_action', 'declined', 'failed', 'cancelled',
@@ -20,6 +21,16 @@ const SOURCES = ['pay', 'return', 'cancel', 'notify', 'sweeper', 'admin', 'api']
 export const MASKED_CARD_RE = /^\d{0,8}[*xX]{2,}\d{0,4}$/;
 
 const minor = z.int().nonnegative();
+
+/** Keys of `order.data` only the engine writes: a fact's orderData may not set them. */
+export const ENGINE_DATA_KEYS: readonly string[] = ['attentionAt', AUTHORIZATION_RELEASED];
+
+const details = z.record(z.string(), z.unknown());
+const orderData = details.superRefine((value, ctx) => {
+  for (const key of ENGINE_DATA_KEYS) {
+    if (key in value) ctx.addIssue({ code: 'custom', path: [key], message: 'is kept by the reconcile engine' });
+  }
+});
 
 const factSchema = z
   .object({
@@ -36,15 +47,26 @@ const factSchema = z
       .optional()
       .transform((v) => (v === '' ? null : v)),
     refundedAmount: minor.optional(),
+    refundIncrement: z.int().positive().optional(),
     capturedAmount: minor.optional(),
     dedupeKey: z.string().min(1).max(200).optional(),
     actor: z.string().min(1).max(200).optional(),
-    data: z.record(z.string(), z.unknown()).optional(),
+    data: details.optional(),
+    orderData: orderData.optional(),
+    attention: z.string().trim().min(1).max(1000).transform(maskCardNumbers).optional(),
     confirm: z.boolean().optional(),
   })
   .refine((f) => f.orderId !== undefined || f.orderNo !== undefined || (f.transactionId ?? undefined) !== undefined, {
     path: ['orderId'],
     message: 'one of orderId, orderNo or transactionId is required',
+  })
+  .refine((f) => f.refundIncrement === undefined || f.refundedAmount === undefined, {
+    path: ['refundIncrement'],
+    message: 'give refundIncrement or refundedAmount, not both',
+  })
+  .refine((f) => f.refundIncrement === undefined || f.outcome === 'partially_refunded', {
+    path: ['refundIncrement'],
+    message: 'only goes with the partially_refunded outcome',
   });
 
 /** Parses a fact or throws a ValidationError naming the first bad field. */

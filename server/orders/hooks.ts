@@ -14,7 +14,7 @@ export interface StoredChange {
   source: FactSource;
   /** Present when the state moved. */
   transition?: { from: OrderState; to: OrderState };
-  /** Present when the attention text gained this reason. */
+  /** Present when the attention text gained reasons: the new ones, one per line. */
   attention?: string;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Payouts (/v1/payout). Sent once, never re-sent: `request_id` (generated when not given) is the
  * reference to quote when settling a lost answer with the gateway. A failed payout is a result
- * (status, failure_reason), not an exception; a refused request is.
+ * (status, failure_reason), not an exception; a refused request is. Every reply must echo the
+ * request's encryption_data: a missing or different echo is a ProtocolError (ERR_PROTOCOL_SIGNATURE).
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -98,9 +99,11 @@ export function createPayoutsApi(ctx: ClientContext): PayoutsApi {
       const ectx: ErrorContext = { operation: 'payout', orderNo: `request ${requestId}` };
       const reply = await send(ctx.core, { operation: 'payout', fields: wire, orderNo: ectx.orderNo, timeoutMs: options?.timeoutMs });
       const body = parseJsonReply(payoutResponseSchema, reply, ectx);
-      checkEcho(wire.encryption_data, body.encryption_data, ectx, false);
-      if (body.return_status !== undefined) checkReturnStatus(body, ectx);
+      // One rule: the reply must echo the request's encryption_data. It is checked before
+      // anything else is read, so a missing or wrong echo is a ProtocolError even on a refusal:
+      // an unverified reply is never taken for a definite answer about money sent out.
       checkEcho(wire.encryption_data, body.encryption_data, ectx);
+      if (body.return_status !== undefined) checkReturnStatus(body, ectx);
       if (body.request_id !== undefined && body.request_id !== requestId) {
         throw new ProtocolError('ERR_PROTOCOL_MALFORMED', `${describe(ectx)}: the reply is for another request_id`, { details: { operation: 'payout' } });
       }

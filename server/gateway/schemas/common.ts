@@ -36,6 +36,15 @@ export const codeText = z.string().max(1000);
 /** A status code such as "1", "0", "3000". */
 export const statusCode = z.string().max(20);
 
+/**
+ * Unix time in seconds (`checkout_time`): a number in a JSON body, its digits in a form-encoded
+ * one. Both read as a number.
+ */
+export const unixSeconds = z.union([
+  z.number().int().nonnegative(),
+  z.string().regex(/^\d{1,12}$/, 'must be Unix time in seconds').transform(Number),
+]);
+
 /** Responses may carry a field empty where a request would leave it out. */
 export const orEmpty = <T extends z.ZodType<string>>(schema: T): z.ZodUnion<[T, z.ZodLiteral<''>]> =>
   z.union([schema, z.literal('')]);

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import {
-  birthDate, country, currency, email, orderNo, requestIdentity, text, url, wireAmount,
+  birthDate, country, currency, email, orderNo, requestIdentity, text, unixSeconds, url, wireAmount,
 } from './common.js';
 
 const opt = <T extends z.ZodType>(schema: T): z.ZodOptional<T> => schema.optional();
@@ -203,7 +203,7 @@ export const directPaymentFields = {
   installments: opt(text(50)),
   installments_id: opt(text(50)),
   order_type: opt(text(50)),
-  checkout_time: opt(z.number().int().nonnegative()),
+  checkout_time: opt(unixSeconds),
   antifraud_token_cookie: opt(text(2000)),
   cart_items: opt(z.array(cartItemSchema).max(500)),
   account_owner: opt(z.array(accountOwnerSchema).max(50)),
@@ -273,7 +273,6 @@ export const checkoutFields = {
 /** Accepts the JSON body of a server-side POST and the string fields of the browser form. */
 export const checkoutRequestSchema = z.object({
   ...checkoutFields,
-  checkout_time: opt(z.union([z.number().int().nonnegative(), z.string().regex(/^\d{1,12}$/).transform(Number)])),
   cart_items: opt(jsonOrForm(directPaymentFields.cart_items)),
   account_owner: opt(jsonOrForm(directPaymentFields.account_owner)),
   total_discount: opt(jsonOrForm(directPaymentFields.total_discount)),

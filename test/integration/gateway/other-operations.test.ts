@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ProtocolError } from '../../../server/errors.js';
 import { jsonReply, startRecordingServer, type RecordedRequest, type RecordingServer } from '../../helpers/recording-server.js';
 import { AID, clientFor, jsonOf, MID, sha } from './support.js';
 
@@ -72,6 +73,27 @@ describe('payouts.create', () => {
     const { request_id: _r, ...withoutId } = input;
     await expect(clientFor(server).payouts.create(withoutId)).rejects.toMatchObject({ code: 'ERR_PROTOCOL_SIGNATURE' });
     expect(jsonOf(server.requests[0]).request_id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('one echo rule: a reply without the echo, or with another one, is a ProtocolError, refusals included', async () => {
+    const replies: [string, (request: RecordedRequest) => Record<string, unknown>][] = [
+      ['missing on a refusal', () => ({ return_status: '0', return_message: 'refused', request_id: REQUEST_ID })],
+      ['empty on a success', () => ({ encryption_data: '', request_id: REQUEST_ID, status: 'COMPLETED' })],
+      ['wrong on a success', () => ({ encryption_data: sha(['someone', 'else']), request_id: REQUEST_ID, status: 'COMPLETED' })],
+      ['wrong on a refusal', () => ({ encryption_data: 'F'.repeat(64), return_status: '0', request_id: REQUEST_ID })],
+    ];
+    for (const [name, body] of replies) {
+      server.reply((request: RecordedRequest) => jsonReply(body(request)));
+      const error = await clientFor(server).payouts.create(input).catch((e: unknown) => e);
+      expect(error, name).toBeInstanceOf(ProtocolError);
+      expect(error, name).toMatchObject({ code: 'ERR_PROTOCOL_SIGNATURE' });
+    }
+    // The echo in upper case is the same signature.
+    server.reply((request: RecordedRequest) => jsonReply({ encryption_data: String(jsonOf(request).encryption_data).toUpperCase(), return_status: '1', request_id: REQUEST_ID, status: 'COMPLETED' }));
+    await expect(clientFor(server).payouts.create(input)).resolves.toMatchObject({ status: 'COMPLETED' });
+    // A signed refusal is the gateway's answer.
+    server.reply((request: RecordedRequest) => jsonReply({ encryption_data: jsonOf(request).encryption_data, return_status: '0', return_message: 'refused' }));
+    await expect(clientFor(server).payouts.create(input)).rejects.toMatchObject({ code: 'ERR_GATEWAY_STATUS' });
   });
 
   it('returns a failed payout as a result', async () => {

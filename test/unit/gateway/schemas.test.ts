@@ -47,6 +47,18 @@ describe('wire schemas', () => {
     expect(JSON.stringify(zodIssuesToFields(parsed.error!))).not.toMatch(/4111|73a/);
   });
 
+  it('reads checkout_time as a number or as the digits a form-encoded authorise carries, like the checkout form', () => {
+    for (const schema of [directPaymentRequestSchema, checkoutRequestSchema]) {
+      expect(schema.parse({ ...direct, checkout_time: '1767225600' }).checkout_time).toBe(1767225600);
+      expect(schema.parse({ ...direct, checkout_time: 1767225600 }).checkout_time).toBe(1767225600);
+      expect(fieldsOf(schema, { ...direct, checkout_time: '17672256.5' })).toEqual(['checkout_time']);
+      expect(fieldsOf(schema, { ...direct, checkout_time: -1 })).toEqual(['checkout_time']);
+    }
+    // A genuinely form-encoded body: every value a string.
+    const form = Object.fromEntries(new URLSearchParams({ ...direct, checkout_time: '1767225600' }));
+    expect(directPaymentRequestSchema.safeParse(form).success).toBe(true);
+  });
+
   it('reads the checkout form: strings for numbers, JSON text for nested values', () => {
     const { card: _c, expiration_month: _m, expiration_year: _y, security_code: _s, website: _w, shopper_ip: _ip, ...form } = direct;
     const parsed = checkoutRequestSchema.parse({ ...form, checkout_time: '1767225600', subscription: JSON.stringify({ billing_cycle: 3, interval: 'day' }) });

@@ -1,0 +1,97 @@
+/**
+ * What one fact does to one order, decided without I/O from the order read under the lease: the
+ * state machine's decision plus what the fact carries besides its outcome (a refund increment,
+ * details for `order.data`, a reason for staff), as the single compare-and-set that stores it.
+ */
+import type { Logger } from '../logging.js';
+import type { PaymentFact } from './engine-types.js';
+import { cardFree } from './fact-schema.js';
+import { OUTCOME_STATE, decide, mergeAttention } from './state-machine.js';
+import type { Order, OrderPatch, OrderState } from './types.js';
+
+export type Plan =
+  /** The fact is illegal for this order: recorded, never applied. */
+  | { kind: 'reject'; fact: PaymentFact; reason: string }
+  /** Nothing to store (late or repeated fact without news). */
+  | { kind: 'noop'; fact: PaymentFact; reason: string }
+  /** One compare-and-set: the patch with an event of `type`. */
+  | {
+      kind: 'write';
+      fact: PaymentFact;
+      type: 'transition' | 'details' | 'attention';
+      patch: OrderPatch;
+      /** Present when the state moves. */
+      moved?: { from: OrderState; to: OrderState };
+      /** The new attention reasons, one per line, when there are any. */
+      raised?: string;
+      /** Why the state does not move (details and attention writes). */
+      reason?: string;
+    };
+
+/**
+ * The fact as it applies to `order`: a refund increment becomes the cumulative refunded amount.
+ * A total that reaches what was captured is a full refund; one above it is capped there and
+ * comes with a reason for staff.
+ */
+export function withRefundIncrement(order: Order, fact: PaymentFact): { fact: PaymentFact; reason?: string } {
+  if (fact.refundIncrement === undefined) return { fact };
+  const captured = order.capturedAmount > 0 ? order.capturedAmount : order.amount;
+  const total = order.refundedAmount + fact.refundIncrement;
+  if (total < captured) return { fact: { ...fact, refundedAmount: total } };
+  const full: PaymentFact = { ...fact, outcome: 'refunded', refundedAmount: captured };
+  if (total === captured) return { fact: full };
+  // No running total in the text: a further refund over the cap repeats the reason, not adds one.
+  return {
+    fact: full,
+    reason: `Refunds reported for this order add up to more than the ${captured} ${order.currency} captured: check the refunds in the gateway portal.`,
+  };
+}
+
+/** The attention text with `reasons` merged in, and the reasons that were new. */
+export function withReasons(existing: string | null, reasons: readonly (string | undefined)[]): { attention: string | null; added: string[] } {
+  let attention = existing;
+  const added: string[] = [];
+  for (const reason of reasons) {
+    if (reason === undefined) continue;
+    const merged = mergeAttention(attention, reason);
+    if (merged !== attention) added.push(reason);
+    attention = merged;
+  }
+  return { attention, added };
+}
+
+/** The card-free keys of `orderData` whose value differs from the order's, or null when none do. */
+export function changedDetails(order: Order, orderData: Record<string, unknown> | undefined, logger: Logger): Record<string, unknown> | null {
+  if (orderData === undefined) return null;
+  const clean = cardFree(orderData, logger);
+  const changed = Object.entries(clean).filter(([key, value]) => JSON.stringify(order.data[key]) !== JSON.stringify(value));
+  return changed.length === 0 ? null : Object.fromEntries(changed);
+}
+
+/** True when the fact reports the state the order is already in (not a late fact). */
+function reportsCurrentState(order: Order, fact: PaymentFact): boolean {
+  return fact.outcome !== 'unknown' && OUTCOME_STATE[fact.outcome] === order.state;
+}
+
+export function planFact(order: Order, claim: PaymentFact, logger: Logger, now: () => Date): Plan {
+  const resolved = withRefundIncrement(order, claim);
+  const fact = resolved.fact;
+  const decision = decide(order, fact);
+  if (decision.kind === 'reject') return { kind: 'reject', fact, reason: decision.reason };
+
+  const reasons = [decision.kind === 'transition' ? decision.attention : undefined, fact.attention, resolved.reason];
+  const { attention, added } = withReasons(order.attention, reasons);
+  const raised = added.length > 0 ? added.join('\n') : undefined;
+  const flag = (patch: OrderPatch): OrderPatch =>
+    raised === undefined ? patch : { ...patch, attention, data: { ...patch.data, attentionAt: now().toISOString() } };
+
+  if (decision.kind === 'transition') {
+    const data = { ...changedDetails(order, fact.orderData, logger), ...decision.patch.data };
+    return { kind: 'write', fact, type: 'transition', patch: flag({ ...decision.patch, data }), moved: { from: order.state, to: decision.to }, raised };
+  }
+  // A late fact's details describe a state the order has left; one reporting the current state may add to them.
+  const details = reportsCurrentState(order, fact) ? changedDetails(order, fact.orderData, logger) : null;
+  if (raised === undefined && details === null) return { kind: 'noop', fact, reason: decision.reason };
+  const type = raised === undefined ? 'details' : 'attention';
+  return { kind: 'write', fact, type, patch: flag({ data: details ?? {} }), raised, reason: raised ?? decision.reason };
+}

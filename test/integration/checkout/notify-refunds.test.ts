@@ -1,0 +1,66 @@
+/**
+ * Partial-refund notifications over real HTTP: each carries one refund's amount, and the engine
+ * adds it to the refunded amount of the order it reads under the lease, so two notifications
+ * handled at the same time both count. Real refunds in the sandbox; their notifications held
+ * back, then posted together.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Browser, CARD, cardFields, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness,
+} from './journeys-harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterEach(() => {
+  h.sandbox.faults.clear();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const post = (fields: Record<string, string>): Promise<Response> =>
+  fetch(`${h.shopUrl}/checkout/notify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+
+async function paidOrder(prefix: string) {
+  const orderNo = uniqueOrderNo(prefix);
+  h.sandbox.faults.add({ kind: 'dropNotification', orderNo });
+  const { order, payUrl } = await h.kit.createPayment(paymentInput(orderNo));
+  const browser = new Browser();
+  const page = await browser.get(payUrl);
+  await browser.submit(page, payForm(page, 'card'), cardFields(CARD.approve));
+  const paid = await h.kit.store.get(order.id);
+  expect(paid).toMatchObject({ state: 'paid', refundedAmount: 0 });
+  return paid!;
+}
+
+describe('partial refund notifications', () => {
+  it('two different ones handled concurrently: refundedAmount is the sum; a redelivery changes nothing', async () => {
+    const order = await paidOrder('N-REFUNDS');
+    for (const amount of [500, 700]) {
+      const [refund] = await h.kit.client.batch.refund([
+        { transaction_id: order.transactionId!, order_no: order.orderNo, currency: 'USD', amount: 2500, refund_amount: amount },
+      ]);
+      expect(refund?.ok).toBe(true);
+    }
+    await h.sandbox.notifier.flush();
+    const held = h.sandbox.ledger.notifications().filter((n) => n.orderNo === order.orderNo && n.status === 'dropped' && n.fields.refund_amount !== undefined);
+    expect(held.map((n) => n.fields.refund_amount).sort()).toEqual(['5.00', '7.00']);
+    expect(new Set(held.map((n) => n.fields.refund_reference_id)).size).toBe(2);
+
+    const answers = await Promise.all(held.map((n) => post(n.fields)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    const after = await h.kit.store.get(order.id);
+    expect(after).toMatchObject({ state: 'partially_refunded', refundedAmount: 1200 });
+    expect(h.hookCount('onRefunded', order.orderNo)).toBe(2);
+
+    expect((await post(held[0]!.fields)).status).toBe(200);
+    expect((await h.kit.store.get(order.id))!).toMatchObject({ refundedAmount: 1200, version: after!.version });
+    expect(h.hookCount('onRefunded', order.orderNo)).toBe(2);
+  });
+});
