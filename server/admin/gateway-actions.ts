@@ -3,6 +3,7 @@
  * order page and the batch jobs share: which states allow what, how a request is sent through
  * the client's batch operations, and how the gateway's answer is applied through the engine.
  */
+import { refundDedupeKey } from '../checkout/notify.js';
 import { KitError, ProtocolError, TransportError } from '../errors.js';
 import type { AdminGatewayClient } from './options.js';
 import type { ApplyResult, ReconcileEngine } from '../orders/engine-types.js';
@@ -153,8 +154,8 @@ export function actionEventData(action: JobAction, outcome: ActionOutcome, extra
 
 /**
  * Applies a successful action through the engine. Capture → approved with the captured amount;
- * cancel and review reject → cancelled; refund → partially_refunded / refunded with the new
- * cumulative refunded amount (read fresh, so two refunds in a row add up); review approve →
+ * cancel and review reject → cancelled; refund → the refunded amount as an increment the engine
+ * adds under its lease (so two refunds in a row add up); review approve →
  * query sync, because only the gateway knows whether the approved payment is authorised or paid.
  */
 export async function applyOutcome(
@@ -163,7 +164,7 @@ export async function applyOutcome(
   action: JobAction,
   outcome: ActionOutcome,
   actor: string,
-  extra: { dedupeKey?: string; data?: Record<string, unknown>; fresh?: () => Promise<Order | null> } = {},
+  extra: { dedupeKey?: string; data?: Record<string, unknown> } = {},
 ): Promise<ApplyResult> {
   const common = { orderId: order.id, source: 'admin' as const, actor, data: { action, ...extra.data } };
   const dedupe = extra.dedupeKey === undefined ? {} : { dedupeKey: extra.dedupeKey };
@@ -176,16 +177,10 @@ export async function applyOutcome(
     case 'review_approve':
       return engine.confirm(order.id, 'admin', actor);
     case 'refund': {
-      const current = (await extra.fresh?.()) ?? order;
-      const refunded = current.refundedAmount + (outcome.refundAmount ?? 0);
-      const captured = current.capturedAmount > 0 ? current.capturedAmount : current.amount;
-      const key = outcome.refundReferenceId === null ? dedupe : { dedupeKey: `admin:refund:${outcome.refundReferenceId}` };
-      return engine.apply({
-        ...common,
-        ...key,
-        outcome: refunded >= captured ? 'refunded' : 'partially_refunded',
-        refundedAmount: Math.min(refunded, captured),
-      });
+      // The engine adds the increment to the order it reads under its lease, and the key is the
+      // one the gateway's notification of this refund carries too, so it is counted once.
+      const key = outcome.refundReferenceId === null ? dedupe : { dedupeKey: refundDedupeKey(outcome.refundReferenceId) };
+      return engine.apply({ ...common, ...key, outcome: 'partially_refunded', refundIncrement: outcome.refundAmount ?? 0 });
     }
   }
 }

@@ -100,7 +100,6 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     const applied = await applyOutcome(kit.engine, order, job.action, outcome, actor, {
       dedupeKey: `${marker}:applied`,
       data: { jobId: job.id },
-      fresh: () => kit.store.get(order.id),
     });
     const state = (applied.order?.state ?? order.state).replace(/_/g, ' ');
     if (!STORED.includes(applied.status)) {

@@ -81,7 +81,7 @@ export async function runOrderAction(
 
   let state = order.state as string;
   try {
-    const applied = await applyOutcome(kit.engine, order, action, outcome, staff.id, { fresh: () => kit.store.get(order.id) });
+    const applied = await applyOutcome(kit.engine, order, action, outcome, staff.id);
     state = applied.order?.state ?? state;
     if (!['applied', 'noop', 'duplicate'].includes(applied.status)) {
       return { kind: 'warning', text: `${label} accepted by the gateway, but the order was not updated (${applied.status}${applied.reason ? `: ${applied.reason}` : ''}). Use "Query sync".` };

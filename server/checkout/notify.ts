@@ -27,7 +27,18 @@ const NOTIFY_BODY_LIMIT = 64 * 1024;
 /** Fields that identify one fact: the same notification delivered twice has the same key. */
 export const DEDUPE_FIELDS = ['webhooks_type', 'transaction_id', 'order_status', 'payment_status', 'refund_reference_id', 'refund_amount'] as const;
 
+/**
+ * One key per refund, whoever reports it first: the admin action that sent it or the gateway's
+ * notification of it. So a refund is counted once even though it arrives by two roads.
+ */
+export function refundDedupeKey(refundReferenceId: string): string {
+  return `refund:${refundReferenceId}`;
+}
+
 export function notificationDedupeKey(fields: Readonly<Record<string, string | undefined>>): string {
+  const outcome = notificationOutcome(fields);
+  const ref = fields.refund_reference_id;
+  if ((outcome === 'partially_refunded' || outcome === 'refunded') && ref !== undefined && ref !== '') return refundDedupeKey(ref);
   const hash = createHash('sha256');
   for (const name of DEDUPE_FIELDS) hash.update(`${name}=${fields[name] ?? ''}\n`);
   return `notify:${hash.digest('hex')}`;

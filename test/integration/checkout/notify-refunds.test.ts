@@ -5,6 +5,7 @@
  * back, then posted together.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { applyOutcome } from '../../../server/admin/gateway-actions.js';
 import {
   Browser, CARD, cardFields, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness,
 } from './journeys-harness.js';
@@ -62,5 +63,28 @@ describe('partial refund notifications', () => {
     expect((await post(held[0]!.fields)).status).toBe(200);
     expect((await h.kit.store.get(order.id))!).toMatchObject({ refundedAmount: 1200, version: after!.version });
     expect(h.hookCount('onRefunded', order.orderNo)).toBe(2);
+  });
+
+  it('a refund staff made and its notification share one key: counted once, whichever lands first', async () => {
+    const order = await paidOrder('N-ADMIN-REFUND');
+    const [refund] = await h.kit.client.batch.refund([
+      { transaction_id: order.transactionId!, order_no: order.orderNo, currency: 'USD', amount: 2500, refund_amount: 600 },
+    ]);
+    expect(refund?.ok).toBe(true);
+    const ref = refund!.element!.refund_reference_id!;
+    // The admin applies its own answer first…
+    const applied = await applyOutcome(h.kit.engine, order, 'refund', {
+      request: { order }, ok: true, outcomeUnknown: false, status: '1', message: null,
+      refundAmount: 600, refundReferenceId: ref, refundReference: null,
+    }, 'staff-1');
+    expect(applied.status).toBe('applied');
+    // …then the gateway's notification of the same refund arrives: nothing is added.
+    await h.sandbox.notifier.flush();
+    const held = h.sandbox.ledger.notifications().filter((n) => n.orderNo === order.orderNo && n.fields.refund_reference_id === ref);
+    expect(held).toHaveLength(1);
+    expect((await post(held[0]!.fields)).status).toBe(200);
+    const after = await h.kit.store.get(order.id);
+    expect(after).toMatchObject({ state: 'partially_refunded', refundedAmount: 600 });
+    expect(h.hookCount('onRefunded', order.orderNo)).toBe(1);
   });
 });
