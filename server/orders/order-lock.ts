@@ -1,7 +1,8 @@
 /**
  * Mutual exclusion per order: calls in this process queue behind each other (so fifty
  * concurrent notifications for one order do not fight), and the store's lease keeps other
- * processes out. A lease another owner holds is retried with backoff for a bounded time.
+ * processes out. A lease another owner holds is retried with backoff for a bounded time, waiting
+ * outside the queue so callers of this process that already hold the lease are not held up.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { redact } from '../logging.js';
@@ -27,24 +28,14 @@ export interface OrderLocks {
   run<T>(orderId: string, owner: string, keepLease: boolean, fn: () => Promise<T>): Promise<T | typeof BUSY>;
 }
 
+const NOT_ACQUIRED = Symbol('not acquired');
+
 export function createOrderLocks(options: OrderLockOptions): OrderLocks {
   const { store, leaseMs, waitMs, logger } = options;
   const tails = new Map<string, Promise<void>>();
 
-  async function acquire(orderId: string, owner: string): Promise<boolean> {
-    let waited = 0;
-    let delay = 5;
-    for (;;) {
-      if (await store.acquireLease(orderId, owner, leaseMs)) return true;
-      if (waited >= waitMs) return false;
-      const pause = Math.min(delay + Math.floor(Math.random() * delay), waitMs - waited, 250);
-      await sleep(Math.max(1, pause));
-      waited += Math.max(1, pause);
-      delay *= 2;
-    }
-  }
-
-  async function run<T>(orderId: string, owner: string, keepLease: boolean, fn: () => Promise<T>): Promise<T | typeof BUSY> {
+  /** Runs `step` once every earlier call for this order in this process has finished its own. */
+  async function queued<T>(orderId: string, step: () => Promise<T>): Promise<T> {
     const previous = tails.get(orderId) ?? Promise.resolve();
     let unlock = (): void => undefined;
     const mine = new Promise<void>((resolve) => {
@@ -54,20 +45,38 @@ export function createOrderLocks(options: OrderLockOptions): OrderLocks {
     tails.set(orderId, tail);
     await previous;
     try {
-      if (!(await acquire(orderId, owner))) return BUSY;
-      try {
-        return await fn();
-      } finally {
-        if (!keepLease) {
-          await store.releaseLease(orderId, owner).catch((error: unknown) => {
-            // The lease expires on its own; a failed release only delays the next caller.
-            logger.warn({ orderId, err: redact(error) }, 'Could not release the order lease');
-          });
-        }
-      }
+      return await step();
     } finally {
       unlock();
       if (tails.get(orderId) === tail) tails.delete(orderId);
+    }
+  }
+
+  async function run<T>(orderId: string, owner: string, keepLease: boolean, fn: () => Promise<T>): Promise<T | typeof BUSY> {
+    let waited = 0;
+    let delay = 5;
+    for (;;) {
+      // One try per turn in the queue: the backoff happens outside it, so a caller of this process
+      // that already holds the lease (the sweeper, for the orders it claimed) is never stuck behind us.
+      const outcome = await queued(orderId, async (): Promise<{ value: T } | typeof NOT_ACQUIRED> => {
+        if (!(await store.acquireLease(orderId, owner, leaseMs))) return NOT_ACQUIRED;
+        try {
+          return { value: await fn() };
+        } finally {
+          if (!keepLease) {
+            await store.releaseLease(orderId, owner).catch((error: unknown) => {
+              // The lease expires on its own; a failed release only delays the next caller.
+              logger.warn({ orderId, err: redact(error) }, 'Could not release the order lease');
+            });
+          }
+        }
+      });
+      if (outcome !== NOT_ACQUIRED) return outcome.value;
+      if (waited >= waitMs) return BUSY;
+      const pause = Math.max(1, Math.min(delay + Math.floor(Math.random() * delay), waitMs - waited, 250));
+      await sleep(pause);
+      waited += pause;
+      delay *= 2;
     }
   }
 
