@@ -1,0 +1,13 @@
+/** What the shop's route modules share. */
+import type { CheckoutKit, Logger } from '../../../server/index.js';
+import type { SignedCookies } from '../cookies.js';
+import type { Render } from '../views.js';
+
+export interface ShopContext {
+  kit: CheckoutKit;
+  cookies: SignedCookies;
+  render: Render;
+  logger: Logger;
+  /** Origin of the gateway (the APM answer redirects the browser there). */
+  gatewayUrl: string;
+}
