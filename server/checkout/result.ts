@@ -52,20 +52,23 @@ function textOf(data: Record<string, unknown>): string | undefined {
 }
 
 /**
- * The gateway's reason text for a declined or failed payment, when it gave one: from the order
- * (the pay route keeps the authorise answer) or else from the latest event that carried it.
+ * The gateway's reason text for a declined or failed payment, when it gave one: from the latest
+ * event that carried one for the order's current state.
  */
 export async function reasonOf(store: OrderStore, order: Order): Promise<string | undefined> {
   if (order.state !== 'declined' && order.state !== 'failed') return undefined;
-  const fromOrder = textOf(order.data);
-  if (fromOrder !== undefined) return fromOrder;
+  // The newest reason for THIS state wins: the pay answer's text kept on the order may describe
+  // an earlier step ("3-D Secure required" before the challenge failed). Return and cancel hints
+  // carry what the browser posted, so they are never shown.
   const events = await store.listEvents(order.id);
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i];
-    const text = event === undefined || event.source === 'return' || event.source === 'cancel' ? undefined : textOf(event.data);
+    if (event === undefined || event.source === 'return' || event.source === 'cancel') continue;
+    if (event.toState !== null && event.toState !== order.state) continue;
+    const text = textOf(event.data);
     if (text !== undefined) return text.slice(0, 200);
   }
-  return undefined;
+  return events.length === 0 ? textOf(order.data) : undefined;
 }
 
 /** Locals of the result view for `order` (exported for the pay pages and tests). */

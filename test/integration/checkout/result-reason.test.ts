@@ -1,0 +1,37 @@
+/**
+ * The result page's reason for a decline is the one for the order's current state, never the
+ * text of an earlier step (the authorise answer "3-D Secure authentication required" before
+ * the challenge failed).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Browser, CARD, cardFields, onlyForm, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness } from './journeys-harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe('result page reason', () => {
+  it('after a failed 3-D Secure challenge it names the failure, not the challenge request', async () => {
+    const orderNo = uniqueOrderNo('R-3DS-FAIL');
+    const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
+    const browser = new Browser();
+    const page = await browser.get(payUrl);
+    const toIssuer = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.challenge));
+    const challenge = await browser.submit(toIssuer, onlyForm(toIssuer));
+    const back = await browser.submit(challenge, onlyForm(challenge), {}, { name: 'decision', value: 'fail' });
+    const result = await browser.submit(back, onlyForm(back));
+    await h.sandbox.notifier.flush();
+    const order = await h.kit.store.getByOrderNo(orderNo);
+    expect(order?.state).toBe('declined');
+    // The authorise answer's text is still kept on the order…
+    expect(order?.data.resultText).toMatch(/required/);
+    // …but the page shows the reason the order is declined.
+    const again = await browser.get(result.url);
+    expect(again.html).toMatch(/3-D Secure authentication failed/);
+    expect(again.html).not.toMatch(/authentication required/);
+  });
+});
