@@ -1,6 +1,6 @@
 /**
- * One pay submission in progress: the order (already marked submitted), its data, the device
- * data and the pages. Shared by the card, APM and hosted flows.
+ * One pay submission in progress: the order (already submitted, so `pending`), its data, the
+ * device data and the pages. Shared by the card, APM and hosted flows.
  */
 import type { Request, Response } from 'express';
 import type { AuthoriseResult } from '../gateway/operations/authorise-result.js';
@@ -96,6 +96,13 @@ export async function handlePayError(flow: PayFlow, error: unknown): Promise<voi
     return;
   }
   ctx.logger.warn({ orderId: order.id, orderNo: order.orderNo, code, error }, 'Payment outcome unknown; it will be settled by query');
-  await applyPayFact(ctx, order, { outcome: 'pending', data: { error: code }, ...(failure.attention === null ? {} : { attention: failure.attention }) });
+  const applied = await applyPayFact(ctx, order, { outcome: 'pending', data: { error: code }, ...(failure.attention === null ? {} : { attention: failure.attention }) });
+  if (applied.event === undefined && applied.order !== null) {
+    // Already pending since the submission, so the fact stored nothing: keep why the answer is missing.
+    const event = { type: 'pay_error', source: 'pay' as const, actor: 'shopper', fromState: applied.order.state, data: { error: code } };
+    await ctx.engine.record(order.id, event).catch((recordError: unknown) => {
+      ctx.logger.warn({ orderId: order.id, err: recordError }, 'Could not record the pay error');
+    });
+  }
   seeResult(flow);
 }

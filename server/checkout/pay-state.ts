@@ -1,13 +1,15 @@
 /**
- * The pay route's view of the order: finding it from the signed pay token, and marking it
- * submitted exactly once before anything is sent to the gateway.
+ * The pay route's view of the order: finding it from the signed pay token, and submitting it
+ * (created → pending, through the reconcile engine) exactly once before anything is sent.
  */
 import type { Request, Response } from 'express';
+import { redact } from '../logging.js';
+import type { ApplyResult } from '../orders/engine-types.js';
 import type { Order, PaymentMethodKind } from '../orders/types.js';
 import type { KitContext } from './context.js';
 import type { PayPages } from './render-pages.js';
 
-/** Event dedupe key of the submission: a second one is refused by the store itself. */
+/** Dedupe key of the submission fact: a second one is `duplicate`, refused by the store itself. */
 export const SUBMITTED_KEY = 'pay:submitted';
 
 /**
@@ -42,19 +44,69 @@ export async function orderForToken(ctx: KitContext, pages: PayPages, req: Reque
 }
 
 /**
- * Sets `data.submittedAt` and `method` by compare-and-set on the version read, with an event
- * whose dedupe key is unique per order. Null when another request got there first (the caller
- * must then send nothing to the gateway).
+ * True only for the one call whose fact moved the order `created → pending` and stored the
+ * submission's dedupe key: `duplicate`, `noop`, `busy` or any other answer means another
+ * request (or another process) submitted it, or the order is no longer payable.
  */
-export async function markSubmitted(ctx: KitContext, order: Order, method: PaymentMethodKind): Promise<Order | null> {
-  const submittedAt = new Date().toISOString();
-  const stored = await ctx.store.transition(
-    order.id,
-    order.version,
-    { method, data: { submittedAt } },
-    { type: 'submitted', source: 'pay', fromState: order.state, toState: order.state, dedupeKey: SUBMITTED_KEY, actor: 'shopper', data: { method } },
+export function submittedByThisCall(result: ApplyResult): result is ApplyResult & { order: Order } {
+  const event = result.event;
+  return (
+    result.status === 'applied' &&
+    result.order?.state === 'pending' &&
+    event?.dedupeKey === SUBMITTED_KEY &&
+    event.fromState === 'created' &&
+    event.toState === 'pending'
   );
-  if (stored.ok) return stored.order;
-  ctx.logger.info({ orderId: order.id, orderNo: order.orderNo }, 'Concurrent pay submission refused');
+}
+
+/** What submitting needs from the kit's context. */
+export type SubmitContext = Pick<KitContext, 'engine' | 'store' | 'logger'>;
+
+/** Attempts at recording the method column after the submission, should other writers interleave. */
+const METHOD_ATTEMPTS = 3;
+
+/**
+ * The engine's patch carries `order.data` only, so the `method` column is set by the caller that
+ * won the submission, by compare-and-set (re-read on a lost race). A failure is logged and the
+ * payment goes on: the method is also in `data.method` and on the submission event.
+ */
+async function recordMethod(ctx: SubmitContext, submitted: Order, method: PaymentMethodKind): Promise<Order> {
+  let order = submitted;
+  for (let attempt = 0; attempt < METHOD_ATTEMPTS && order.method !== method; attempt++) {
+    try {
+      const stored = await ctx.store.transition(order.id, order.version, { method });
+      if (stored.ok) return stored.order;
+      if (stored.current === null) break;
+      order = stored.current;
+    } catch (error) {
+      ctx.logger.warn({ orderId: order.id, err: redact(error) }, 'Could not record the payment method on the order');
+      break;
+    }
+  }
+  return order;
+}
+
+/**
+ * Submits the order through the reconcile engine before anything is sent to the gateway: the fact
+ * moves it `created → pending` (hooks see it) with `data.submittedAt` and `data.method`, and its
+ * dedupe key `pay:submitted` is unique per order. Returns the submitted order only to the one
+ * caller whose fact made that move; null otherwise (the caller must then send nothing).
+ */
+export async function markSubmitted(ctx: SubmitContext, order: Order, method: PaymentMethodKind): Promise<Order | null> {
+  const submittedAt = new Date().toISOString();
+  const result = await ctx.engine.apply({
+    orderId: order.id,
+    source: 'pay',
+    actor: 'shopper',
+    outcome: 'pending',
+    dedupeKey: SUBMITTED_KEY,
+    data: { method },
+    orderData: { submittedAt, method },
+  });
+  if (submittedByThisCall(result)) return recordMethod(ctx, result.order, method);
+  ctx.logger.info(
+    { orderId: order.id, orderNo: order.orderNo, status: result.status, state: result.order?.state },
+    'Pay submission not sent: already submitted, busy elsewhere or no longer payable',
+  );
   return null;
 }

@@ -2,10 +2,11 @@
  * GET and POST /pay/:token — the shopper's pay page and the pay route, plus /assets.
  *
  * POST, in order: rate limit (card-testing guard) → token → CSRF → "already submitted?" →
- * form validation → the request is built from the stored order and checked locally → the order
- * is marked submitted by compare-and-set (so a second POST can never charge twice) → the
- * gateway is called once → its answer goes to the reconcile engine → result page, issuer page
- * or hosted page. Card number, CVV and expiry are never stored, logged or rendered back.
+ * form validation → the request is built from the stored order and checked locally → the engine
+ * moves the order created → pending with the submission's dedupe key (only the one request whose
+ * fact made that move sends, so a second POST can never charge twice) → the gateway is called
+ * once → its answer goes to the reconcile engine → result page, issuer page or hosted page.
+ * Card number, CVV and expiry are never stored, logged or rendered back.
  */
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { z } from 'zod';

@@ -1,8 +1,10 @@
 /**
- * The sweeper settles orders left open: it claims orders stuck in created (only those that
- * reached the gateway), pending or requires_action, asks the gateway about them in batches of
- * at most 100, and applies each answer through the reconcile engine. An order is expired
- * locally only when the gateway, asked in this run, does not know it and it is old enough.
+ * The sweeper settles orders left open: it claims orders stuck in pending or requires_action
+ * (an order reaches pending only by being submitted to the gateway, so a `created` one never did
+ * and is left alone), asks the gateway about them in batches of at most 100, and applies each
+ * answer through the reconcile engine. An order is expired locally only when the gateway, asked
+ * in this run, does not know it and it is old enough. An order is released as soon as its answer
+ * changed it; unchanged ones stay leased until the run ends.
  */
 import { randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
@@ -15,7 +17,8 @@ import type { Order, OrderState } from './types.js';
 
 /** The gateway's query limit per call. */
 export const QUERY_LIMIT = 100;
-export const SWEPT_STATES: readonly OrderState[] = ['created', 'pending', 'requires_action'];
+/** Submitted and still open. `created` is not here: such an order never reached the gateway. */
+export const SWEPT_STATES: readonly OrderState[] = ['pending', 'requires_action'];
 
 export interface SweeperOptions {
   engine: ReconcileEngine;
@@ -31,14 +34,14 @@ export interface SweeperOptions {
   expireAfterMs?: number;
   /** Orders per claim and per query, 1–100. Default 100. */
   batchSize?: number;
-  /** How long claimed orders stay leased to this sweeper; covers one run. Default 60 s. */
+  /** How long claimed orders may stay leased to this sweeper; covers one run. Default 60 s. */
   leaseMs?: number;
   logger?: Logger;
   now?: () => Date;
 }
 
 export interface SweepReport {
-  /** Orders this run looked at (claimed and known to have reached the gateway). */
+  /** Orders this run claimed and asked the gateway about. */
   claimed: number;
   /** Gateway query calls made. */
   queries: number;
@@ -84,13 +87,28 @@ export function createSweeper(options: SweeperOptions): Sweeper {
   let started = false;
   let stopping = false;
 
-  const reachedGateway = (order: Order): boolean => order.state !== 'created' || typeof order.data.submittedAt === 'string';
-
   /** Time since the order last changed or was sent to the gateway, whichever is later. */
   function idleMs(order: Order): number {
     const submitted = typeof order.data.submittedAt === 'string' ? Date.parse(order.data.submittedAt) : NaN;
     const last = Math.max(order.updatedAt.getTime(), Number.isNaN(submitted) ? 0 : submitted);
     return now().getTime() - last;
+  }
+
+  /**
+   * Releases the order's lease now when the answer changed it: its updatedAt is now, so it is no
+   * longer due and the next claim cannot return it, while a notification or the shopper's answer
+   * for it need not wait for the end of the run. An unchanged order stays leased: it is still
+   * due, and the lease is what makes the next claim return the next orders.
+   */
+  async function releaseIfChanged(order: Order, result: ApplyResult, held: Set<string>): Promise<void> {
+    if (result.order === null || result.order.version === order.version) return;
+    try {
+      await store.releaseLease(order.id, owner);
+      held.delete(order.id);
+    } catch (error) {
+      // Left in `held`: released again when the run ends, or it expires.
+      logger.warn({ err: redact(error), orderId: order.id }, 'Sweeper could not release a lease; retried at the end of the run');
+    }
   }
 
   function count(result: ApplyResult, report: SweepReport): void {
@@ -105,7 +123,7 @@ export function createSweeper(options: SweeperOptions): Sweeper {
     }
   }
 
-  async function settleBatch(orders: Order[], report: SweepReport): Promise<void> {
+  async function settleBatch(orders: Order[], report: SweepReport, held: Set<string>): Promise<void> {
     let answers: Map<string, GatewayOrderFact>;
     try {
       report.queries++;
@@ -119,8 +137,9 @@ export function createSweeper(options: SweeperOptions): Sweeper {
     for (const order of orders) {
       try {
         const answer = answers.get(order.orderNo);
+        let result: ApplyResult | null = null;
         if (answer) {
-          count(await engine.apply(factFromAnswer(order.id, answer, 'sweeper', 'sweeper'), { leaseOwner: owner }), report);
+          result = await engine.apply(factFromAnswer(order.id, answer, 'sweeper', 'sweeper'), { leaseOwner: owner });
         } else if (idleMs(order) > expireAfterMs) {
           const fact = {
             orderId: order.id,
@@ -129,9 +148,13 @@ export function createSweeper(options: SweeperOptions): Sweeper {
             outcome: 'expired' as const,
             data: { reason: 'the gateway did not know the order at the final query' },
           };
-          count(await engine.apply(fact, { leaseOwner: owner }), report);
-        } else {
+          result = await engine.apply(fact, { leaseOwner: owner });
+        }
+        if (result === null) {
           report.unchanged++;
+        } else {
+          count(result, report);
+          await releaseIfChanged(order, result, held);
         }
       } catch (error) {
         report.errors++;
@@ -142,29 +165,40 @@ export function createSweeper(options: SweeperOptions): Sweeper {
 
   async function sweep(): Promise<SweepReport> {
     const report: SweepReport = { claimed: 0, queries: 0, settled: 0, expired: 0, unchanged: 0, errors: 0 };
+    /** Every order claimed in this run, so a second claim of one is never settled twice. */
     const claimed = new Set<string>();
+    /** Claimed orders still leased to this sweeper: the unchanged ones, released when the run ends. */
+    const held = new Set<string>();
     const updatedBefore = new Date(now().getTime() - stuckAfterMs);
     try {
-      // Claimed orders stay leased until the run ends, so each claim returns the next ones.
+      // Unchanged orders stay leased until the run ends, so each claim returns the next ones;
+      // changed ones are no longer due (updatedAt is now) and are released at once.
       for (;;) {
         const batch = await store.claimDue({ states: SWEPT_STATES, updatedBefore, limit: batchSize, owner, leaseMs });
         const fresh = batch.filter((o) => !claimed.has(o.id));
-        for (const o of batch) claimed.add(o.id);
+        for (const o of batch) {
+          claimed.add(o.id);
+          held.add(o.id);
+        }
         if (fresh.length === 0) break;
-        const due = fresh.filter(reachedGateway);
-        report.claimed += due.length;
-        if (due.length > 0) await settleBatch(due, report);
+        report.claimed += fresh.length;
+        await settleBatch(fresh, report, held);
         // A short batch means nothing else is due; stop() ends the run after the current batch.
         if (batch.length < batchSize || stopping) break;
       }
     } finally {
-      await Promise.all(
-        [...claimed].map((id) =>
-          store.releaseLease(id, owner).catch((error: unknown) => {
-            logger.warn({ err: redact(error), orderId: id }, 'Sweeper could not release a lease; it will expire');
-          }),
-        ),
-      );
+      // A batch at a time: one promise per claimed order at once would hold a run's worth of
+      // them in memory (100,000 orders: ~100 MB).
+      const ids = [...held];
+      for (let i = 0; i < ids.length; i += batchSize) {
+        await Promise.all(
+          ids.slice(i, i + batchSize).map((id) =>
+            store.releaseLease(id, owner).catch((error: unknown) => {
+              logger.warn({ err: redact(error), orderId: id }, 'Sweeper could not release a lease; it will expire');
+            }),
+          ),
+        );
+      }
     }
     if (report.claimed > 0 || report.errors > 0) logger.info({ ...report }, 'Sweeper run finished');
     return report;

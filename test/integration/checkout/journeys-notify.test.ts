@@ -144,7 +144,7 @@ describe('repeated, reordered and untrusted notifications', () => {
     expect(h.hookCount('onPaid', orderNo)).toBe(1);
     expect(h.hookCount('onRefunded', orderNo)).toBe(1);
     const transitions = (await eventsOf(orderNo)).filter((e) => e.type === 'transition').map((e) => e.toState);
-    expect(transitions).toEqual(['paid', 'refunded']);
+    expect(transitions).toEqual(['pending', 'paid', 'refunded']);
   });
 
   it('a forged notification is refused with 401, recorded as rejected, and changes nothing', async () => {
@@ -169,7 +169,7 @@ describe('repeated, reordered and untrusted notifications', () => {
     expect(rejected).toHaveLength(1);
     expect(rejected[0]!.data.reason).toBe('bad_signature');
     expect(h.hookCount('onPaid', orderNo)).toBe(0);
-    expect(h.hookCount('onTransition', orderNo)).toBe(1); // requires_action only
+    expect(h.hookCount('onTransition', orderNo)).toBe(2); // pending (submitted) and requires_action only
   });
 
   it('a signed notification whose amount differs is recorded and flagged, never applied', async () => {

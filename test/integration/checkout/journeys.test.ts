@@ -46,7 +46,7 @@ function expectResultPage(page: Page, heading: RegExp): void {
 }
 
 describe('card journeys', () => {
-  it('approve: paid, one transition event, onPaid once, result page says paid', async () => {
+  it('approve: submitted (pending), then paid, one transition each, onPaid once, result page says paid', async () => {
     const orderNo = uniqueOrderNo('J-CARD-OK');
     const { browser, page } = await openPayPage(orderNo);
     const result = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.approve));
@@ -59,11 +59,12 @@ describe('card journeys', () => {
     expect(order.maskedCard).toMatch(/^424242\*+4242$/);
     expect(order.capturedAmount).toBe(2500);
     const events = await eventsOf(orderNo);
-    expect(events.filter((e) => e.type === 'transition').map((e) => e.toState)).toEqual(['paid']);
+    // The submission moved it created → pending; the pay answer pending → paid.
+    expect(events.filter((e) => e.type === 'transition').map((e) => [e.fromState, e.toState])).toEqual([['created', 'pending'], ['pending', 'paid']]);
     // The payment notification arrived after the pay answer: recorded as a late, ignored fact.
     expect(events.filter((e) => e.source === 'notify').length).toBeGreaterThanOrEqual(1);
     expect(h.hookCount('onPaid', orderNo)).toBe(1);
-    expect(h.hookCount('onTransition', orderNo)).toBe(1);
+    expect(h.hookCount('onTransition', orderNo)).toBe(2);
     expect(h.hookCount('onFailed', orderNo)).toBe(0);
     expect(ledgerFor(orderNo)).toHaveLength(1);
     expect(result.html).not.toContain('http-equiv="refresh"');
@@ -81,7 +82,7 @@ describe('card journeys', () => {
     expect(order.state).toBe('declined');
     expect(h.hookCount('onFailed', orderNo)).toBe(1);
     expect(h.hookCount('onPaid', orderNo)).toBe(0);
-    expect((await eventsOf(orderNo)).filter((e) => e.type === 'transition').map((e) => e.toState)).toEqual(['declined']);
+    expect((await eventsOf(orderNo)).filter((e) => e.type === 'transition').map((e) => e.toState)).toEqual(['pending', 'declined']);
   });
 
   it('3-D Secure challenge passed: requires_action, then paid through issuer page, notify and return', async () => {
@@ -105,7 +106,7 @@ describe('card journeys', () => {
     const order = await orderOf(orderNo);
     expect(order.state).toBe('paid');
     const events = await eventsOf(orderNo);
-    expect(events.filter((e) => e.type === 'transition').map((e) => e.toState)).toEqual(['requires_action', 'paid']);
+    expect(events.filter((e) => e.type === 'transition').map((e) => e.toState)).toEqual(['pending', 'requires_action', 'paid']);
     expect(events.filter((e) => e.type === 'return_hint')).toHaveLength(1);
     expect(h.hookCount('onRequiresAction', orderNo)).toBe(1);
     expect(h.hookCount('onPaid', orderNo)).toBe(1);

@@ -85,15 +85,15 @@ describe('the pay route changes the order through the engine alone', () => {
     const page = await browser.get(payUrl);
     await browser.submit(page, payForm(page, 'card'), cardFields(CARD.decline));
     const after = await stored(order.id);
-    // created (0) → submitted (1) → declined (2): no separate write for the details.
-    expect(after).toMatchObject({ state: 'declined', version: 2 });
+    // created (0) → pending (1, submitted; then the method column, 2) → declined (3): no separate write for the details.
+    expect(after).toMatchObject({ state: 'declined', version: 3 });
     expect(after.data).toMatchObject({ resultCode: expect.any(String), resultText: expect.any(String) });
     const events = await h.kit.store.listEvents(order.id);
-    expect(events.map((e) => e.type)).toEqual(['submitted', 'transition']);
+    expect(events.map((e) => [e.type, e.toState])).toEqual([['transition', 'pending'], ['transition', 'declined']]);
     expect(h.hookCount('onFailed', order.orderNo)).toBe(1);
   });
 
-  it('an untrusted answer: pending and flagged in one transition, onAttention fired once', async () => {
+  it('an untrusted answer: pending since the submission, flagged in one write, onAttention fired once', async () => {
     const { order, payUrl } = await quietOrder('untrusted');
     h.sandbox.faults.add({ kind: 'malformed', operation: 'authorise', orderNo: order.orderNo, times: 1 });
     const browser = new Browser();
@@ -101,9 +101,11 @@ describe('the pay route changes the order through the engine alone', () => {
     const res = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.approve));
     expect(res.trail[1]).toContain('/checkout/result/');
     const after = await stored(order.id);
-    expect(after).toMatchObject({ state: 'pending', version: 2, attention: expect.stringContaining('could not be trusted') });
+    expect(after).toMatchObject({ state: 'pending', version: 3, attention: expect.stringContaining('could not be trusted') });
     expect(typeof after.data.attentionAt).toBe('string');
-    expect((await h.kit.store.listEvents(order.id)).map((e) => e.type)).toEqual(['submitted', 'transition']);
+    const events = await h.kit.store.listEvents(order.id);
+    expect(events.map((e) => [e.type, e.toState])).toEqual([['transition', 'pending'], ['attention', null]]);
+    expect(events[1]!.data.error).toEqual(expect.any(String));
     expect(h.hookCount('onAttention', order.orderNo)).toBe(1);
   });
 });

@@ -164,9 +164,12 @@ describe('POST /pay/:token', () => {
     expect(paid.data.resultCode).toBe('0000');
     expect(h.hookCount('onPaid', order.orderNo)).toBe(1);
     const events = await h.kit.store.listEvents(order.id);
-    // The sandbox's notification may race the pay answer; either way one submission, one move to paid.
-    expect(events.filter((e) => e.type === 'submitted')).toHaveLength(1);
-    expect(events.filter((e) => e.type === 'transition').map((e) => e.toState)).toEqual(['paid']);
+    // The sandbox's notification may race the pay answer; either way one submission (created →
+    // pending, through the engine), one move to paid.
+    expect(events.filter((e) => e.dedupeKey === 'pay:submitted')).toMatchObject([
+      { type: 'transition', source: 'pay', fromState: 'created', toState: 'pending', data: { method: 'card' } },
+    ]);
+    expect(events.filter((e) => e.type === 'transition').map((e) => e.toState)).toEqual(['pending', 'paid']);
     // What reached the gateway came from the stored order, the form's names and the request.
     const tx = h.sandbox.ledger.transaction(order.orderNo)!;
     expect(tx).toMatchObject({ amount: 2500, currency: 'USD', paymentMethod: 'CARD' });
@@ -249,7 +252,12 @@ describe('POST /pay/:token', () => {
     for (const res of [a, b, again]) expect(res.trail[1]).toContain('/checkout/result/');
     expect(ledgerCount(order.orderNo)).toBe(1);
     expect((await stored(order.id)).state).toBe('paid');
-    expect((await h.kit.store.listEvents(order.id)).filter((e) => e.type === 'submitted')).toHaveLength(1);
+    // The one submission moved the order created → pending through the engine, seen by one onTransition.
+    const events = await h.kit.store.listEvents(order.id);
+    expect(events.filter((e) => e.dedupeKey === 'pay:submitted')).toMatchObject([{ type: 'transition', fromState: 'created', toState: 'pending' }]);
+    expect(events.filter((e) => e.type === 'transition' && e.toState === 'pending')).toHaveLength(1);
+    const toPending = h.hookCalls.filter((c) => c.orderNo === order.orderNo && c.hook === 'onTransition' && c.to === 'pending');
+    expect(toPending).toEqual([{ hook: 'onTransition', orderNo: order.orderNo, from: 'created', to: 'pending' }]);
     expect(h.hookCount('onPaid', order.orderNo)).toBe(1);
     // The pay page of a submitted order now leads to its result page.
     expect((await browser.get(payUrl)).trail[1]).toContain('/checkout/result/');

@@ -33,10 +33,11 @@ export interface Journey {
 
 const finalOf = (card: string): OrderState => (card === CARD.decline ? 'declined' : 'paid');
 
+/** Every journey starts with its submission, created → pending, before anything is sent. */
 const PATHS: Record<Group, (card: string) => [OrderState, OrderState][]> = {
-  'challenge-pass': () => [['created', 'requires_action'], ['requires_action', 'paid']],
-  'challenge-fail': () => [['created', 'requires_action'], ['requires_action', 'declined']],
-  'double-submit': () => [['created', 'paid']],
+  'challenge-pass': () => [['created', 'pending'], ['pending', 'requires_action'], ['requires_action', 'paid']],
+  'challenge-fail': () => [['created', 'pending'], ['pending', 'requires_action'], ['requires_action', 'declined']],
+  'double-submit': () => [['created', 'pending'], ['pending', 'paid']],
   'timeout-swept': (card) => [['created', 'pending'], ['pending', finalOf(card)]],
   'timeout-notified': (card) => [['created', 'pending'], ['pending', finalOf(card)]],
 };

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../server/errors.js';
 import { createReconcileEngine } from '../../../server/orders/engine.js';
+import type { GatewayPort } from '../../../server/orders/engine-types.js';
 import type { OrderStore } from '../../../server/orders/store.js';
 import { createMemoryStore } from '../../../server/orders/stores/memory.js';
 import { createSweeper } from '../../../server/orders/sweeper.js';
@@ -50,18 +51,104 @@ describe('sweeper', () => {
     expect(event).toMatchObject({ type: 'transition', source: 'sweeper', actor: 'sweeper', toState: 'paid' });
   });
 
-  it('sweeps created orders only once they reached the gateway, and only stuck ones', async () => {
+  it('sweeps only pending and requires_action orders, and only stuck ones', async () => {
     const { store, gateway, sweeper } = setup();
     const neverSent = await stuck(store, 'created', 10 * MINUTE);
-    const sent = await stuck(store, 'created', 10 * MINUTE, { submittedAt: new Date(T0 - 10 * MINUTE).toISOString() });
+    const sent = await stuck(store, 'pending', 10 * MINUTE);
+    const challenged = await stuck(store, 'requires_action', 10 * MINUTE);
     const fresh = await stuck(store, 'pending', 30_000);
     const settled = await stuck(store, 'paid', 10 * MINUTE);
-    for (const o of [neverSent, sent, fresh, settled]) gateway.knows(o);
+    for (const o of [neverSent, sent, challenged, fresh, settled]) gateway.knows(o);
     const report = await sweeper.runOnce();
-    expect(gateway.queriedOrderNos()).toEqual([sent.orderNo]);
-    expect(report).toMatchObject({ claimed: 1, settled: 1 });
+    expect(gateway.queriedOrderNos().sort()).toEqual([sent.orderNo, challenged.orderNo].sort());
+    expect(report).toMatchObject({ claimed: 2, settled: 2 });
     expect((await store.get(neverSent.id))!.state).toBe('created');
     expect((await store.get(fresh.id))!.state).toBe('pending');
+  });
+
+  it('never claims an order still created: it never reached the gateway, so no lease is taken', async () => {
+    const { store, gateway, engine, clock } = setup();
+    const claimedIds: string[] = [];
+    const watched: OrderStore = {
+      ...store,
+      async claimDue(query) {
+        const orders = await store.claimDue(query);
+        claimedIds.push(...orders.map((o) => o.id));
+        return orders;
+      },
+    };
+    const sweeper = createSweeper({ engine, store: watched, gateway: gateway.port, owner: 'sweeper-1', now: clock.now });
+    started.push(sweeper);
+    // An abandoned cart, long idle and (as a trap) known to the gateway under its order number.
+    const abandoned = await stuck(store, 'created', 60 * MINUTE);
+    const open = await stuck(store, 'pending', 5 * MINUTE);
+    gateway.knows(abandoned);
+    gateway.knows(open);
+    const release = gateway.hold();
+    const run = sweeper.runOnce();
+    try {
+      while (gateway.calls.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      // Mid-run: the pending order is leased to the sweeper, the abandoned cart is free.
+      expect(await store.acquireLease(open.id, 'other', MINUTE)).toBe(false);
+      expect(await store.acquireLease(abandoned.id, 'other', MINUTE)).toBe(true);
+      await store.releaseLease(abandoned.id, 'other');
+    } finally {
+      release();
+    }
+    expect(await run).toMatchObject({ claimed: 1, settled: 1, expired: 0 });
+    expect(claimedIds).toEqual([open.id]);
+    expect(gateway.queriedOrderNos()).toEqual([open.orderNo]);
+    expect((await store.get(abandoned.id))!).toMatchObject({ state: 'created', version: 0 });
+    expect(await store.listEvents(abandoned.id)).toEqual([]);
+  });
+
+  it('releases a settled order as soon as its answer is applied; unchanged ones stay leased until the run ends', async () => {
+    const { store, gateway, engine, clock } = setup();
+    let reachSecond = (): void => undefined;
+    const atSecond = new Promise<void>((resolve) => {
+      reachSecond = resolve;
+    });
+    let openSecond = (): void => undefined;
+    const secondGate = new Promise<void>((resolve) => {
+      openSecond = resolve;
+    });
+    let queries = 0;
+    const port: GatewayPort = {
+      async queryOrders(orderNos) {
+        if (++queries === 2) {
+          reachSecond();
+          await secondGate;
+        }
+        return gateway.port.queryOrders(orderNos);
+      },
+    };
+    const sweeper = createSweeper({ engine, store, gateway: port, owner: 'sweeper-1', now: clock.now, batchSize: 2 });
+    started.push(sweeper);
+    // Oldest first: the first batch is [settled, unchanged], the second [later].
+    const settled = await stuck(store, 'pending', 10 * MINUTE);
+    const unchanged = await stuck(store, 'requires_action', 9 * MINUTE);
+    const later = await stuck(store, 'pending', 8 * MINUTE);
+    gateway.knows(settled);
+    gateway.knows(unchanged, { outcome: 'requires_action' });
+    gateway.knows(later);
+
+    const run = sweeper.runOnce();
+    try {
+      await atSecond;
+      // The second batch's query is waiting: the settled order is free for a notification or the shopper.
+      expect((await store.get(settled.id))!.state).toBe('paid');
+      expect(await store.acquireLease(settled.id, 'other', MINUTE)).toBe(true);
+      await store.releaseLease(settled.id, 'other');
+      // Still due, so still leased: that is what makes the next claim return the next orders.
+      expect(await store.acquireLease(unchanged.id, 'other', MINUTE)).toBe(false);
+      expect(await store.acquireLease(later.id, 'other', MINUTE)).toBe(false);
+    } finally {
+      openSecond();
+    }
+    expect(await run).toEqual({ claimed: 3, queries: 2, settled: 2, expired: 0, unchanged: 1, errors: 0 });
+    expect(gateway.calls).toEqual([[settled.orderNo, unchanged.orderNo], [later.orderNo]]);
+    // The run is over: nothing is left leased.
+    for (const order of [settled, unchanged, later]) expect(await store.acquireLease(order.id, 'after', MINUTE)).toBe(true);
   });
 
   it('expires an unknown order only when old enough, right after the query that found nothing', async () => {
@@ -79,9 +166,9 @@ describe('sweeper', () => {
 
   it('uses submittedAt when it is later than the last update', async () => {
     const { store, sweeper } = setup();
-    const order = await stuck(store, 'created', 40 * MINUTE, { submittedAt: new Date(T0 - 5 * MINUTE).toISOString() });
+    const order = await stuck(store, 'pending', 40 * MINUTE, { submittedAt: new Date(T0 - 5 * MINUTE).toISOString() });
     expect(await sweeper.runOnce()).toMatchObject({ claimed: 1, unchanged: 1, expired: 0 });
-    expect((await store.get(order.id))!.state).toBe('created');
+    expect((await store.get(order.id))!.state).toBe('pending');
   });
 
   it('leaves orders for the next run when the query fails, and never expires them', async () => {
