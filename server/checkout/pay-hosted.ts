@@ -4,13 +4,11 @@
  * shop. The order is `pending` from here on; return, notify or the sweeper settle it.
  */
 import type { CheckoutForm } from '../gateway/operations/payments.js';
-import { applyPayFact } from './pay-outcome.js';
 import type { PayFlow } from './pay-flow.js';
 
 /** `form` was built (and validated) before the order was marked submitted. */
 export async function payOnHostedPage(flow: PayFlow, form: CheckoutForm): Promise<void> {
   const { ctx, order, pages, req, res } = flow;
-  await applyPayFact(ctx, order, { outcome: 'pending', data: { method: 'hosted' } });
   const shown = pages.redirectPost(req, res, {
     action: form.action,
     fields: form.fields,

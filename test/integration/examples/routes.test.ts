@@ -162,7 +162,7 @@ describe('examples/routes', () => {
     const full = await refundOrder(manual.kit, orderNo, undefined, undefined, 'ops-script');
     expect(full).toMatchObject({ state: 'refunded', refundedAmount: 3790 });
     const events = await manual.kit.store.listEvents(full.id);
-    expect(events.filter((e) => e.type === 'transition').map((e) => e.toState)).toEqual(['authorized', 'paid', 'partially_refunded', 'refunded']);
+    expect(events.filter((e) => e.type === 'transition').map((e) => e.toState)).toEqual(['pending', 'authorized', 'paid', 'partially_refunded', 'refunded']);
     // Who did what is on record, whichever of the call and the gateway's notification moved the order first.
     const actions = events.filter((e) => e.type === 'api_action' && e.actor === 'ops-script').map((e) => e.data.action);
     expect(actions).toEqual(['capture', 'refund', 'refund']);
