@@ -7,7 +7,7 @@ import type { CheckoutForm } from '../gateway/operations/payments.js';
 import type { PayFlow } from './pay-flow.js';
 
 /** `form` was built (and validated) before the order was marked submitted. */
-export async function payOnHostedPage(flow: PayFlow, form: CheckoutForm): Promise<void> {
+export function payOnHostedPage(flow: PayFlow, form: CheckoutForm): void {
   const { ctx, order, pages, req, res } = flow;
   const shown = pages.redirectPost(req, res, {
     action: form.action,

@@ -71,7 +71,13 @@ function prepare(ctx: KitContext, req: Request, order: Order, data: PayOrderData
     const field = error instanceof Error && 'field' in error ? String(error.field) : '(input)';
     return { ok: false, shopperErrors: null, fields: [field] };
   }
-  return { ok: true, run: (flow) => payOnHostedPage({ ...flow, device }, form) };
+  return {
+    ok: true,
+    run: (flow) => {
+      payOnHostedPage({ ...flow, device }, form);
+      return Promise.resolve();
+    },
+  };
 }
 
 function shopperValues(body: unknown): PayFormState['values'] {
