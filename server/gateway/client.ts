@@ -116,7 +116,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       fetch: options.fetch ?? ((input, init) => fetch(input, init)),
       timeoutMs: positiveInt(options.timeoutMs, 30_000, 'timeoutMs', 600_000),
       jsonContentType: options.jsonContentType ?? DEFAULT_JSON_CONTENT_TYPE,
-      logger: redactingLogger(options.logger ?? silentLogger),
+      // Nothing to redact for when nothing is logged: the silent logger stays as it is.
+      logger: options.logger === undefined || options.logger === silentLogger ? silentLogger : redactingLogger(options.logger),
       readRetries,
     },
     merchantId: options.merchantId,

@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import { GatewayError, KitError, ProtocolError, TransportError, type ErrorCode } from '../errors.js';
-import { maskCardNumbers, redact, type Logger } from '../logging.js';
+import { maskCardNumbers, redact, silentLogger, type Logger } from '../logging.js';
 import { GATEWAY_ERROR_CODES } from './codes.js';
 import { gatewayErrorBodySchema, zodIssuesToFields } from './schemas/common.js';
 import { encodeBody, OPERATION_PATHS, type GatewayOperation } from './wire.js';
@@ -158,10 +158,14 @@ async function sendOnce(config: CoreConfig, call: WireCall, attempt: number): Pr
   const signal = AbortSignal.timeout(timeoutMs);
   const headers: Record<string, string> = {};
   if (encoded.contentType !== null) headers['content-type'] = encoded.contentType;
-  config.logger.debug(
-    { event: 'gateway.request', operation: call.operation, orderNo: call.orderNo, url, attempt, body: redact(call.fields) },
-    'gateway request',
-  );
+  // The bodies are copied and redacted for the debug lines only when something is logged.
+  const logging = config.logger !== silentLogger;
+  if (logging) {
+    config.logger.debug(
+      { event: 'gateway.request', operation: call.operation, orderNo: call.orderNo, url, attempt, body: redact(call.fields) },
+      'gateway request',
+    );
+  }
   let reply: WireReply;
   try {
     const response = await config.fetch(url, { method: 'POST', headers, body: encoded.body, signal, redirect: 'manual' });
@@ -172,10 +176,12 @@ async function sendOnce(config: CoreConfig, call: WireCall, attempt: number): Pr
     config.logger.warn({ event: 'gateway.transport_error', operation: call.operation, orderNo: call.orderNo, attempt, code: mapped.code }, mapped.message);
     throw mapped;
   }
-  config.logger.debug(
-    { event: 'gateway.response', operation: call.operation, orderNo: call.orderNo, attempt, httpStatus: reply.status, body: maskCardNumbers(reply.text.slice(0, 4000)) },
-    'gateway response',
-  );
+  if (logging) {
+    config.logger.debug(
+      { event: 'gateway.response', operation: call.operation, orderNo: call.orderNo, attempt, httpStatus: reply.status, body: maskCardNumbers(reply.text.slice(0, 4000)) },
+      'gateway response',
+    );
+  }
   if (reply.status < 200 || reply.status > 299) {
     const refused = refusalError(reply.status, reply.text, ctx);
     config.logger.warn({ event: 'gateway.refused', operation: call.operation, orderNo: call.orderNo, attempt, code: refused.code, httpStatus: reply.status }, refused.message);

@@ -76,6 +76,16 @@ export class LedgerStore implements SandboxLedger {
     return this.tx.find(accountKey(merchantId, accountId));
   }
 
+  /** The account's transactions with one of these order numbers or transaction ids, oldest first. */
+  accountTransactionsMatching(merchantId: string, accountId: string, orderNos: readonly string[], transactionIds: readonly string[]): SandboxTransaction[] {
+    return this.tx.findAny(accountKey(merchantId, accountId), orderNos, transactionIds);
+  }
+
+  /** The account's newest `limit` transactions, oldest first. */
+  latestAccountTransactions(merchantId: string, accountId: string, limit: number): SandboxTransaction[] {
+    return this.tx.last(accountKey(merchantId, accountId), limit);
+  }
+
   saveTransaction(t: SandboxTransaction): void {
     this.tx.put(t.transactionId, t);
   }

@@ -1,7 +1,7 @@
 /**
  * Every statement the SQLite store runs, prepared once when the store is built. Lists of states
- * travel as one JSON array parameter (`json_each`) and optional filters as NULL, so the text of
- * each statement is fixed and never assembled per call.
+ * travel as one JSON array parameter (`json_each`) or one state per call, and optional filters as
+ * NULL, so the text of each statement is fixed and never assembled per call.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Row } from './sql/rows.js';
@@ -65,7 +65,7 @@ export interface SqliteStatements {
   acquireLease: Stmt<[{ id: string; owner: string; until: number; now: number }]>;
   setLease: Stmt<[{ id: string; owner: string; until: number }]>;
   releaseLease: Stmt<[string, string]>;
-  listDue: Stmt<[{ states: string; before: number; now: number; limit: number }], Row>;
+  listDue: Stmt<[{ state: string; before: number; now: number; limit: number }], Row>;
   list: Stmt<[ListParams], Row>;
 }
 
@@ -100,8 +100,11 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
       WHERE id = @id AND (lease_owner IS NULL OR lease_until <= @now OR lease_owner = @owner)`),
     setLease: db.prepare(`UPDATE ${T} SET lease_owner = @owner, lease_until = @until WHERE id = @id`),
     releaseLease: db.prepare(`UPDATE ${T} SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?`),
+    // One state per call: with `state IN (…)` SQLite sorts every due row of every listed state
+    // before applying the LIMIT (a sweep of n orders then costs n²); with `state = ?` it walks
+    // checkout_orders_due in order and stops after LIMIT rows.
     listDue: db.prepare(`SELECT * FROM ${T}
-      WHERE state IN (SELECT value FROM json_each(@states)) AND updated_at < @before
+      WHERE state = @state AND updated_at < @before
         AND (lease_owner IS NULL OR lease_until <= @now)
       ORDER BY updated_at, id LIMIT @limit`),
     list: db.prepare(`SELECT * FROM ${T}

@@ -177,10 +177,14 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     return { appended: true, event: readEvent(params.id) };
   });
 
-  const dueRows = (query: DueQuery, now: number): Row[] =>
-    query.limit === 0
-      ? []
-      : s.listDue.all({ states: JSON.stringify(query.states), before: query.updatedBefore.getTime(), now, limit: query.limit });
+  /** The oldest due rows of each state, merged: `limit` rows in (updated_at, id) order. */
+  const dueRows = (query: DueQuery, now: number): Row[] => {
+    if (query.limit === 0) return [];
+    const before = query.updatedBefore.getTime();
+    const rows = [...new Set(query.states)].flatMap((state) => s.listDue.all({ state, before, now, limit: query.limit }));
+    rows.sort((a, b) => Number(a.updated_at) - Number(b.updated_at) || (String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0));
+    return rows.slice(0, query.limit);
+  };
 
   const claimTx = db.transaction((query: ClaimDue): Order[] => {
     const now = Date.now();

@@ -75,22 +75,19 @@ export function checkEvent(event: NewEvent): void {
   check(eventSchema, event, 'event');
 }
 
+// Built once: a zod schema costs far more to construct than to run.
+const leaseSchema = z.object({ owner: z.string().min(1), ttlMs: z.number().int().min(0) });
+const dueSchema = z.object({ limit: z.number().int().min(0), updatedBefore: z.date(), states: z.array(state) });
+const listSchema = z.object({ limit: z.number().int().min(0), offset: z.number().int().min(0).optional(), states: z.array(state).optional() });
+
 export function checkLease(owner: string, ttlMs: number): void {
-  check(z.object({ owner: z.string().min(1), ttlMs: z.number().int().min(0) }), { owner, ttlMs }, '');
+  check(leaseSchema, { owner, ttlMs }, '');
 }
 
 export function checkDue(query: { limit: number; updatedBefore: Date; states: readonly string[] }): void {
-  check(
-    z.object({ limit: z.number().int().min(0), updatedBefore: z.date(), states: z.array(state) }),
-    query,
-    'query',
-  );
+  check(dueSchema, query, 'query');
 }
 
 export function checkList(query: { limit: number; offset?: number | undefined; states?: readonly string[] | undefined }): void {
-  check(
-    z.object({ limit: z.number().int().min(0), offset: z.number().int().min(0).optional(), states: z.array(state).optional() }),
-    query,
-    'query',
-  );
+  check(listSchema, query, 'query');
 }

@@ -1,0 +1,81 @@
+/**
+ * The runner's child processes: servers under test (IPC request/reply) and one load-generator
+ * process per measured run. Every child runs TypeScript through the tsx loader.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { HostCommand, HostReply, LoadJob, LoadResult } from './protocol.js';
+
+const TSX = ['--import', 'tsx'];
+/** The servers may collect the seeding's garbage before a measured window. */
+const SERVER_FLAGS = [...TSX, '--expose-gc'];
+export const benchFile = (name: string): string => fileURLToPath(new URL(name, import.meta.url));
+
+export interface Child {
+  /** The value the child announced when it was ready. */
+  ready: unknown;
+  send<T>(command: HostCommand): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export function startChild(file: string, args: string[]): Promise<Child> {
+  const child: ChildProcess = fork(benchFile(file), args, { execArgv: SERVER_FLAGS, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let nextId = 1;
+  let exited = false;
+  child.on('exit', (code) => {
+    exited = true;
+    for (const w of waiting.values()) w.reject(new Error(`${file} exited (code ${String(code)})`));
+    waiting.clear();
+  });
+  child.on('message', (reply: HostReply) => {
+    const w = waiting.get(reply.id);
+    if (!w) return;
+    waiting.delete(reply.id);
+    if (reply.ok) w.resolve(reply.value);
+    else w.reject(new Error(`${file}: ${reply.error}`));
+  });
+  const ask = <T>(id: number, command?: HostCommand): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (exited) {
+        reject(new Error(`${file} is not running`));
+        return;
+      }
+      waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      if (command) child.send({ id, command });
+    });
+  return ask<unknown>(0).then((ready) => ({
+    ready,
+    send: <T>(command: HostCommand) => ask<T>(nextId++, command),
+    async stop() {
+      if (exited) return;
+      const gone = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
+      await ask(nextId++, { cmd: 'exit' }).catch(() => undefined);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await gone;
+      clearTimeout(timer);
+    },
+  }));
+}
+
+/** Runs `file` once in its own process with `job` (JSON) and returns the JSON it prints last. */
+export function runJob<T>(file: string, job: object): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...TSX, benchFile(file), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const line = out.trim().split('\n').pop() ?? '';
+      if (code !== 0 || line === '') {
+        reject(new Error(`${file} failed (exit ${String(code)})`));
+        return;
+      }
+      resolve(JSON.parse(line) as T);
+    });
+  });
+}
+
+/** One autocannon run in its own process. */
+export const runLoad = (job: LoadJob): Promise<LoadResult> => runJob<LoadResult>('./load.ts', job);

@@ -1,0 +1,156 @@
+/**
+ * The server under test, in its own process: it answers the runner's commands over IPC. Each
+ * scenario opens a fresh fixture (sandbox, kit) over files the seeder filled, and is checked
+ * afterwards, so no run inherits another's orders. The sweep and the batch capture are timed
+ * here too, so the process's peak memory covers every part of the run.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
+import type { CaptureOrderInput } from '../server/gateway/operations/batch.js';
+import { BATCH_LIMITS } from '../server/gateway/schemas/batch.js';
+import type { SweepReport } from '../server/orders/sweeper.js';
+import { startFixture, type Fixture } from './fixture.js';
+import type { CaptureResult, Finished, HostCommand, HostReply, MemoryResult, Prepared, Scenario, SweepResult } from './protocol.js';
+
+/** When set, a V8 CPU profile of each measured window is written there (what --cpu-prof gives, minus start-up). */
+const profileDir = process.argv[2];
+const inspector = profileDir === undefined ? null : new Session();
+inspector?.connect();
+/** The state each scenario moves its orders to. */
+const TARGET_STATE: Record<Scenario, string> = { notify: 'paid', notify_confirmed: 'paid', pay_direct: 'paid', render: 'pending' };
+
+let active: { fixture: Fixture; scenario: Scenario } | null = null;
+let windows = 0;
+
+async function profileStart(): Promise<void> {
+  if (inspector === null) return;
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.start');
+}
+
+async function profileStop(name: string): Promise<void> {
+  if (inspector === null || profileDir === undefined) return;
+  const { profile } = await inspector.post('Profiler.stop');
+  writeFileSync(join(profileDir, `${name}-${String(++windows)}.cpuprofile`), JSON.stringify(profile));
+}
+
+function countStates(fixture: Fixture): Record<string, number> {
+  const rows = fixture.db.prepare('SELECT state, COUNT(*) AS n FROM checkout_orders GROUP BY state').all() as { state: string; n: number }[];
+  return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+}
+
+const seconds = (since: bigint): number => Number(process.hrtime.bigint() - since) / 1e9;
+
+async function prepare(scenario: Scenario, dir: string): Promise<Prepared> {
+  if (active !== null) await finish();
+  const fixture = await startFixture({ dir, confirmNotifications: scenario === 'notify_confirmed' });
+  active = { fixture, scenario };
+  // The pay route alone: the gateway's notification of each payment is another request, measured
+  // by the notify scenarios, so the sandbox records it as dropped instead of sending it.
+  if (scenario === 'pay_direct') fixture.sandbox.faults.add({ kind: 'dropNotification' });
+  globalThis.gc?.();
+  await profileStart();
+  return { url: fixture.shopUrl, expectStatus: scenario === 'pay_direct' ? 303 : 200 };
+}
+
+/** Waits for notifications still in flight (pay_direct), at most a few seconds. */
+async function settleNotifications(fixture: Fixture): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([fixture.sandbox.notifier.flush(), new Promise((resolve) => (timer = setTimeout(resolve, 5000)))]);
+  clearTimeout(timer);
+}
+
+async function finish(): Promise<Finished> {
+  if (active === null) return { completed: 0, states: {} };
+  const { fixture, scenario } = active;
+  active = null;
+  await settleNotifications(fixture);
+  await profileStop(scenario);
+  const states = countStates(fixture);
+  await fixture.close();
+  return { completed: states[TARGET_STATE[scenario]] ?? 0, states };
+}
+
+async function sweep(dir: string, count: number): Promise<SweepResult> {
+  const fixture = await startFixture({ dir });
+  try {
+    const reports: SweepReport[] = [];
+    globalThis.gc?.();
+    await profileStart();
+    const started = process.hrtime.bigint();
+    // Runs until a run finds nothing due (the second run normally claims nothing).
+    while (reports.length < 50) {
+      const report = await fixture.kit.sweeper.runOnce();
+      reports.push(report);
+      if (report.claimed === 0) break;
+    }
+    const elapsed = seconds(started);
+    await profileStop(`sweep-${String(count)}`);
+    const paid = countStates(fixture).paid ?? 0;
+    if (paid !== count) throw new Error(`sweep settled ${String(paid)} of ${String(count)} orders: ${JSON.stringify(reports)}`);
+    const sum = (key: 'queries' | 'settled'): number => reports.reduce((n, r) => n + r[key], 0);
+    return { seconds: elapsed, orders: count, settled: sum('settled'), queries: sum('queries'), runs: reports.length, reports };
+  } finally {
+    await fixture.close();
+  }
+}
+
+async function capture(dir: string, captureFile: string): Promise<CaptureResult> {
+  const fixture = await startFixture({ dir, captureMode: 'manual' });
+  try {
+    const inputs = JSON.parse(readFileSync(captureFile, 'utf8')) as CaptureOrderInput[];
+    globalThis.gc?.();
+    await profileStart();
+    const started = process.hrtime.bigint();
+    const results = await fixture.kit.client.batch.capture(inputs);
+    const elapsed = seconds(started);
+    await profileStop('capture');
+    const captured = results.filter((r) => r.ok).length;
+    if (captured !== inputs.length) throw new Error(`batch capture captured ${String(captured)} of ${String(inputs.length)} orders`);
+    return { seconds: elapsed, orders: inputs.length, captured, requests: Math.ceil(inputs.length / BATCH_LIMITS.capture) };
+  } finally {
+    await fixture.close();
+  }
+}
+
+const MB = 1024 * 1024;
+
+function memory(collect: boolean): MemoryResult {
+  // Read before collecting: the GC must not lower the figures it is asked about.
+  const { rss, heapTotal } = process.memoryUsage();
+  const rssPeakMb = process.resourceUsage().maxRSS / 1024;
+  let liveHeapMb: number | null = null;
+  if (collect && globalThis.gc) {
+    globalThis.gc();
+    liveHeapMb = process.memoryUsage().heapUsed / MB;
+  }
+  return { rssPeakMb, rssNowMb: rss / MB, heapTotalMb: heapTotal / MB, liveHeapMb };
+}
+
+async function handle(command: HostCommand): Promise<unknown> {
+  switch (command.cmd) {
+    case 'prepare':
+      return prepare(command.scenario, command.dir);
+    case 'finish':
+      return finish();
+    case 'sweep':
+      return sweep(command.dir, command.count);
+    case 'capture':
+      return capture(command.dir, command.captureFile);
+    case 'memory':
+      return memory(command.collect === true);
+    case 'exit':
+      await finish();
+      setImmediate(() => process.exit(0));
+      return null;
+  }
+}
+
+process.on('message', (message: { id: number; command: HostCommand }) => {
+  handle(message.command).then(
+    (value) => process.send?.({ id: message.id, ok: true, value } satisfies HostReply),
+    (error: unknown) => process.send?.({ id: message.id, ok: false, error: error instanceof Error ? error.stack ?? error.message : String(error) } satisfies HostReply),
+  );
+});
+process.send?.({ id: 0, ok: true, value: 'ready' } satisfies HostReply);

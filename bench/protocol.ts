@@ -1,0 +1,108 @@
+/**
+ * Messages between the benchmark runner and its two kinds of child process: the server under
+ * test (bench/host.ts, IPC) and the load generator (bench/load.ts, one run per process).
+ */
+
+import type { SweepReport } from '../server/orders/sweeper.js';
+
+/** One HTTP request the load generator sends. */
+export interface LoadRequest {
+  method: 'POST' | 'GET';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export type Scenario = 'notify' | 'notify_confirmed' | 'pay_direct' | 'render';
+export const SCENARIOS: readonly Scenario[] = ['notify', 'notify_confirmed', 'pay_direct', 'render'];
+
+/** What the seeder prepares in `dir` before the server opens it. */
+export interface SeedJob {
+  dir: string;
+  kind: 'notify' | 'pay_direct' | 'render' | 'sweep' | 'capture';
+  count: number;
+}
+
+export interface SeedOutput {
+  /** JSON file holding LoadRequest[]. */
+  requestsFile?: string;
+  /** JSON file holding the batch capture's input orders. */
+  captureFile?: string;
+}
+
+/** `dir`: a directory the seeder filled. */
+export type HostCommand =
+  | { cmd: 'prepare'; scenario: Scenario; dir: string }
+  | { cmd: 'finish' }
+  | { cmd: 'sweep'; dir: string; count: number }
+  | { cmd: 'capture'; dir: string; captureFile: string }
+  /** `collect`: run a full GC first and report the live heap (between windows only). */
+  | { cmd: 'memory'; collect?: boolean }
+  | { cmd: 'exit' };
+
+export interface Prepared {
+  /** Origin the requests go to. */
+  url: string;
+  /** The status every request should get. */
+  expectStatus: number;
+}
+
+/** What a scenario left behind, checked after the load: proof the work was really done. */
+export interface Finished {
+  /** Orders that reached the state the scenario drives them to. */
+  completed: number;
+  /** Orders by state, for the log. */
+  states: Record<string, number>;
+}
+
+export interface SweepResult {
+  seconds: number;
+  orders: number;
+  settled: number;
+  queries: number;
+  runs: number;
+  /** The sweeper's report of each run. */
+  reports: SweepReport[];
+}
+
+export interface CaptureResult {
+  seconds: number;
+  orders: number;
+  captured: number;
+  requests: number;
+}
+
+export interface MemoryResult {
+  /** Peak resident set size of the host process so far (getrusage maxrss), MB. */
+  rssPeakMb: number;
+  rssNowMb: number;
+  /** V8 heap committed now, MB: what of the RSS is JavaScript. */
+  heapTotalMb: number;
+  /** Live V8 heap after a full GC, MB (null unless asked to collect). */
+  liveHeapMb: number | null;
+}
+
+export type HostReply<T = unknown> = { id: number; ok: true; value: T } | { id: number; ok: false; error: string };
+
+export interface LoadJob {
+  url: string;
+  requestsFile: string;
+  connections: number;
+  /** Measured seconds. */
+  duration: number;
+  /** Seconds of warm-up before measuring (same connections, same request list). */
+  warmup: number;
+}
+
+export interface LoadResult {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  seconds: number;
+  statusCounts: Record<string, number>;
+  errors: number;
+  timeouts: number;
+  /** Requests sent after the list ran out (repeats of its last request), stopping the run. */
+  overrun: number;
+}

@@ -1,0 +1,212 @@
+/**
+ * `npm run bench`: every figure in one run on one machine, so the ratios hold however busy the
+ * machine is. The servers under test and the load generator are separate processes; rounds
+ * interleave the baseline with the kit's scenarios; each figure is the median of its rounds and
+ * each ratio the median of the rounds' ratios (a scenario over the baseline of the same round).
+ *
+ *   npm run bench                     full run, writes bench/results.json
+ *   npm run bench -- --quick          a few seconds of smoke test, writes to a temp file
+ *   options: --out <file> --rounds <n> --duration <s> --connections <n>
+ *            --only <scenario,…> (measure only these; other figures are NaN)
+ *            --profile <dir> (V8 CPU profile of the server under test per measured window)
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { benchFile, runJob, runLoad, startChild } from './children.js';
+import { ACCOUNT_ID, MERCHANT_ID } from './fixture.js';
+import type { CaptureResult, Finished, LoadJob, LoadResult, MemoryResult, Prepared, Scenario, SeedJob, SeedOutput, SweepResult } from './protocol.js';
+import { SCENARIOS } from './protocol.js';
+import { notificationRequest } from './seed.js';
+import { rows, textTable, type BenchResults } from './targets.js';
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    rounds: { type: 'string' },
+    duration: { type: 'string' },
+    connections: { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'string' },
+  },
+});
+const quick = args.quick;
+const config = {
+  rounds: Number(args.rounds ?? (quick ? 1 : 3)),
+  duration: Number(args.duration ?? (quick ? 1 : 5)),
+  warmup: quick ? 0.25 : 1,
+  connections: Number(args.connections ?? 10),
+  sweeps: quick ? [500, 1000] : [10_000, 100_000],
+  smallSweepRepeats: quick ? 1 : 3,
+  capture: 1000,
+  /** Cap on the orders seeded for one measured run. */
+  maxOrders: quick ? 3000 : 60_000,
+};
+const only = args.only === undefined ? null : new Set(args.only.split(','));
+const wanted = (name: string): boolean => only === null || only.has(name);
+const workDir = mkdtempSync(join(tmpdir(), 'checkout-bench-'));
+let dirs = 0;
+const scenarioDir = (name: string): string => mkdtempSync(join(workDir, `${name}-${String(++dirs)}-`));
+// The children share this run's secrets through their inherited environment.
+process.env.CHECKOUT_BENCH_SECRET = randomUUID();
+const out = args.out ?? (quick ? join(workDir, 'results.json') : benchFile('./results.json'));
+/** First guess of each scenario's share of the baseline, to size its order list. */
+const GUESS: Record<Scenario, number> = { notify: 0.3, notify_confirmed: 0.12, pay_direct: 0.08, render: 0.2 };
+
+const log = (text: string): void => {
+  process.stderr.write(`${text}\n`);
+};
+const median = (xs: number[]): number => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+interface Run {
+  name: 'baseline' | Scenario;
+  round: number;
+  load: LoadResult;
+  finished?: Finished;
+}
+
+function baselineRequests(count: number): string {
+  const file = join(workDir, 'baseline-requests.json');
+  const list = Array.from({ length: count }, (_v, i) =>
+    notificationRequest({
+      merchantId: MERCHANT_ID, accountId: ACCOUNT_ID, orderNo: `B-${String(i).padStart(7, '0')}`, transactionId: `SBX20260101000000B${String(i).padStart(7, '0')}`,
+      amount: 2500, currency: 'USD', orderStatus: '1', resultInfo: '0000:Success', paymentStatus: '3000', card: '424242******4242',
+    }),
+  );
+  writeFileSync(file, JSON.stringify(list));
+  return file;
+}
+
+function check(run: Run, expectStatus: number): void {
+  const { load } = run;
+  const good = load.statusCounts[String(expectStatus)] ?? 0;
+  const line = `${run.name.padEnd(16)} round ${String(run.round)}: ${load.rps.toFixed(0)} req/s, p99 ${load.p99Ms.toFixed(1)} ms, ${String(load.requests)} requests in ${load.seconds.toFixed(1)} s, statuses ${JSON.stringify(load.statusCounts)}`;
+  log(run.finished ? `${line}, orders ${JSON.stringify(run.finished.states)}` : line);
+  if (load.overrun > 0) log(`  (${run.name} used up its ${String(load.requests - load.overrun)} orders and stopped early)`);
+  if (load.errors > 0 || good < load.requests - load.overrun) {
+    throw new Error(`${run.name}: ${String(load.requests - good)} of ${String(load.requests)} requests did not answer ${String(expectStatus)} (errors ${String(load.errors)})`);
+  }
+}
+
+async function main(): Promise<void> {
+  log(`checkout bench (${quick ? 'quick' : 'full'}): ${String(config.rounds)} round(s) of ${String(config.duration)} s at ${String(config.connections)} connections; ${String(cpus().length)} CPUs`);
+  if (args.profile !== undefined) mkdirSync(args.profile, { recursive: true });
+  const host = await startChild('./host.ts', args.profile === undefined ? [] : [resolve(args.profile)]);
+  const baseline = await startChild('./baseline.ts', []);
+  const idle = await host.send<MemoryResult>({ cmd: 'memory' });
+  const runs: Run[] = [];
+  let liveHeap = 0;
+  try {
+    const baselineUrl = (baseline.ready as { url: string }).url;
+    const baselineFile = baselineRequests(quick ? 20_000 : 200_000);
+    const memoryLine = async (): Promise<string> => {
+      const m = await host.send<MemoryResult>({ cmd: 'memory', collect: true });
+      liveHeap = Math.max(liveHeap, m.liveHeapMb ?? 0);
+      return `server RSS ${m.rssNowMb.toFixed(0)} MB (peak ${m.rssPeakMb.toFixed(0)} MB), V8 heap ${m.heapTotalMb.toFixed(0)} MB, live after GC ${(m.liveHeapMb ?? NaN).toFixed(0)} MB`;
+    };
+    const job = (url: string, requestsFile: string): LoadJob => ({ url, requestsFile, connections: config.connections, duration: config.duration, warmup: config.warmup });
+
+    const scenarios = SCENARIOS.filter(wanted);
+    for (let round = 1; round <= (scenarios.length > 0 ? config.rounds : 0); round++) {
+      const b: Run = { name: 'baseline', round, load: await runLoad(job(baselineUrl, baselineFile)) };
+      check(b, 200);
+      runs.push(b);
+      // Enough orders for the run at the best rate seen so far (or a first guess), plus headroom.
+      const jobs = scenarios.map((scenario): SeedJob => {
+        const previous = runs.filter((r) => r.name === scenario).map((r) => r.load.rps);
+        const rps = previous.length > 0 ? Math.max(...previous) : b.load.rps * GUESS[scenario];
+        const count = Math.min(config.maxOrders, Math.ceil(rps * 1.5 * (config.duration + config.warmup)) + 4 * config.connections);
+        return { dir: scenarioDir(scenario), kind: scenario === 'notify_confirmed' ? 'notify' : scenario, count };
+      });
+      const seeded = await runJob<SeedOutput[]>('./seeder.ts', jobs);
+      for (const [i, scenario] of scenarios.entries()) {
+        const dir = jobs[i]!.dir;
+        const prepared = await host.send<Prepared>({ cmd: 'prepare', scenario, dir });
+        const load = await runLoad(job(prepared.url, seeded[i]?.requestsFile ?? ''));
+        const run: Run = { name: scenario, round, load, finished: await host.send<Finished>({ cmd: 'finish' }) };
+        check(run, prepared.expectStatus);
+        log(`  ${await memoryLine()}`);
+        rmSync(dir, { recursive: true, force: true });
+        runs.push(run);
+      }
+    }
+
+    // The smaller sweep is short enough to repeat: its median resists a burst of load elsewhere.
+    const sweepCounts = wanted('sweep') ? [...Array<number>(config.smallSweepRepeats).fill(config.sweeps[0]!), ...config.sweeps.slice(1)] : [];
+    const sweepJobs: SeedJob[] = sweepCounts.map((count) => ({ dir: scenarioDir('sweep'), kind: 'sweep', count }));
+    const captureJob: SeedJob[] = wanted('capture') ? [{ dir: scenarioDir('capture'), kind: 'capture', count: config.capture }] : [];
+    const seeded = await runJob<SeedOutput[]>('./seeder.ts', [...sweepJobs, ...captureJob]);
+    const sweeps: SweepResult[] = [];
+    for (const { dir, count } of sweepJobs) {
+      const sweep = await host.send<SweepResult>({ cmd: 'sweep', dir, count });
+      rmSync(dir, { recursive: true, force: true });
+      log(`sweep ${String(count)}: ${sweep.seconds.toFixed(2)} s, ${String(sweep.queries)} queries, ${String(sweep.runs)} run(s); ${await memoryLine()}`);
+      sweeps.push(sweep);
+    }
+    let capture: CaptureResult = { seconds: NaN, orders: 0, captured: 0, requests: 0 };
+    for (const { dir } of captureJob) {
+      capture = await host.send<CaptureResult>({ cmd: 'capture', dir, captureFile: seeded[sweepJobs.length]?.captureFile ?? '' });
+      rmSync(dir, { recursive: true, force: true });
+      log(`batch capture ${String(capture.orders)}: ${capture.seconds.toFixed(2)} s in ${String(capture.requests)} requests; ${await memoryLine()}`);
+    }
+    const memory = await host.send<MemoryResult>({ cmd: 'memory' });
+    const baselineMemory = await baseline.send<MemoryResult>({ cmd: 'memory' });
+
+    const rpsOf = (name: Run['name']): number => median(runs.filter((r) => r.name === name).map((r) => r.load.rps));
+    const p99Of = (name: Run['name']): number => median(runs.filter((r) => r.name === name).map((r) => r.load.p99Ms));
+    const baselineRps = rpsOf('baseline');
+    // Each round's ratio pairs runs a few seconds apart, so a drift in the machine's load cancels out.
+    const ratioOf = (name: Scenario): number =>
+      median(runs.filter((r) => r.name === name).map((r) => r.load.rps / (runs.find((b) => b.name === 'baseline' && b.round === r.round)?.load.rps ?? NaN)));
+    const sweepSeconds = (count: number | undefined): number => median(sweeps.filter((w) => w.orders === count).map((w) => w.seconds));
+    const small = sweepSeconds(config.sweeps[0]);
+    const large = sweepSeconds(config.sweeps[1]);
+    const results: BenchResults = {
+      baseline_rps: baselineRps,
+      notify_rps: rpsOf('notify'),
+      notify_ratio: ratioOf('notify'),
+      notify_confirmed_rps: rpsOf('notify_confirmed'),
+      notify_confirmed_ratio: ratioOf('notify_confirmed'),
+      pay_direct_rps: rpsOf('pay_direct'),
+      pay_direct_ratio: ratioOf('pay_direct'),
+      render_rps: rpsOf('render'),
+      render_ratio: ratioOf('render'),
+      p99_ms_baseline: p99Of('baseline'),
+      p99_ms_notify: p99Of('notify'),
+      sweep_10k_s: small,
+      sweep_100k_s: large,
+      sweep_scaling: large / small,
+      batch_capture_1000_s: capture.seconds,
+      rss_mb_peak: memory.rssPeakMb,
+      rss_mb_idle: idle.rssNowMb,
+      heap_mb_live_max: liveHeap,
+    };
+    const document = {
+      ...results,
+      mode: quick ? 'quick' : 'full',
+      generated_at: new Date().toISOString(),
+      machine: { node: process.version, platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown' },
+      settings: { ...config, sweep_orders: config.sweeps },
+      targets_met: rows(results).filter((r) => r.meets !== null).every((r) => r.meets === true),
+      baseline_rss_mb_peak: baselineMemory.rssPeakMb,
+      sweeps,
+      batch_capture: capture,
+      runs: runs.map((r) => ({ name: r.name, round: r.round, ...r.load, orders: r.finished?.states })),
+    };
+    writeFileSync(out, `${JSON.stringify(document, null, 2)}\n`);
+    process.stdout.write(`${textTable(results)}\n\nwritten to ${out}\n`);
+  } finally {
+    await Promise.all([host.stop(), baseline.stop()]);
+    if (!quick || args.out !== undefined) rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+await main();
