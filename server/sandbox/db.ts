@@ -3,6 +3,8 @@
  * restart keeps every transaction, otherwise an in-memory database. Each kind of record is a
  * table of JSON documents with the one or two columns it is looked up by.
  */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
 const TABLES = ['transactions', 'refunds', 'payouts', 'subscriptions', 'notifications', 'sessions', 'update_orders', 'tokens'] as const;
@@ -110,6 +112,8 @@ export interface SandboxDatabase {
 }
 
 export function openDatabase(path: string | undefined): SandboxDatabase {
+  // Like the order and admin stores, create the file's directory on first use.
+  if (path !== undefined && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path ?? ':memory:');
   db.exec(TABLES.map(schemaSql).join('\n'));
   return {

@@ -13,13 +13,15 @@ import {
 
 const files: string[] = [];
 afterAll(() => {
-  for (const file of files) for (const suffix of ['', '-journal']) rmSync(file + suffix, { force: true });
+  for (const file of files) for (const suffix of ['', '-journal']) rmSync(file + suffix, { force: true, recursive: true });
 });
 
 describe('persistence in a SQLite file', () => {
   it('keeps transactions, refunds and pending notifications across a restart', async () => {
-    const file = join(tmpdir(), `sandbox-persist-${randomUUID()}.sqlite`);
-    files.push(file);
+    // In a directory that does not exist yet: the sandbox creates it, as the stores do.
+    const dir = join(tmpdir(), `sandbox-persist-${randomUUID()}`);
+    const file = join(dir, 'state', 'sandbox.sqlite');
+    files.push(dir);
     let failing = true;
     const receiver = await startReceiver(() => (failing ? 500 : 200));
     try {
