@@ -21,10 +21,11 @@ const SECRET_FIELDS = new Set([
 ]);
 /** Masked card numbers the gateway returns are safe to keep under these names. */
 const MASKED_CARD_RE = /^\d{4,6}\*{2,}\d{4}$/;
-const DIGIT_RUN_RE = /\d(?:[ -]?\d){12,18}/g;
+// Not inside an identifier: the gateway's transaction ids (SBX20261121052009…) carry long digit runs.
+const DIGIT_RUN_RE = /(?<![A-Za-z0-9])\d(?:[ -]?\d){12,18}/g;
 
 
-/** Masks every run of 13–19 digits (spaces or dashes allowed) that passes the Luhn check. */
+/** Masks every run of 13–19 digits (spaces or dashes allowed, not glued to a letter before it) that passes the Luhn check. */
 export function maskCardNumbers(text: string): string {
   return text.replace(DIGIT_RUN_RE, (run) => {
     const digits = run.replace(/[ -]/g, '');

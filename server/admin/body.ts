@@ -28,6 +28,11 @@ function fromParsed(body: unknown): FormFields | null {
 }
 
 async function readRaw(req: Request): Promise<Buffer> {
+  if (Number(req.headers['content-length'] ?? '0') > MAX_FORM_BYTES) {
+    // Refuse before reading, and let the rest drain: the client then reads the 413 instead of a reset.
+    req.resume();
+    throw new BodyTooLargeError();
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer | string>) {

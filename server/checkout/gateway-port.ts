@@ -12,6 +12,27 @@ export const QUERY_MAX_CHARS = 1000;
 
 type QueryClient = Pick<GatewayClient, 'queries'>;
 
+const REFUND_OUTCOMES: ReadonlySet<string> = new Set(['partially_refunded', 'refunded']);
+
+/**
+ * The query does not say how much was refunded; the refund search does. Cumulative successful
+ * refunds per order number, or an empty map when the search fails (the amount then stays unknown).
+ */
+async function refundedAmounts(client: QueryClient, orderNos: string[]): Promise<Map<string, number>> {
+  const sums = new Map<string, number>();
+  if (orderNos.length === 0) return sums;
+  try {
+    const { refunds } = await client.queries.refunds({ refundOrders: orderNos });
+    for (const r of refunds) {
+      if (r.orderNo === null || r.refundStatus !== '1' || r.refundAmount === null) continue;
+      sums.set(r.orderNo, (sums.get(r.orderNo) ?? 0) + r.refundAmount);
+    }
+  } catch {
+    sums.clear();
+  }
+  return sums;
+}
+
 /** Splits order numbers into chunks within both limits of the query operation. */
 export function chunkOrderNos(orderNos: readonly string[]): string[][] {
   const chunks: string[][] = [];
@@ -56,6 +77,11 @@ export function createGatewayPort(client: QueryClient): GatewayPort {
           const seen = facts.get(q.orderNo);
           if (seen === undefined || rankOfOutcome(fact) > rankOfOutcome(seen)) facts.set(q.orderNo, fact);
         }
+      }
+      const refunded = await refundedAmounts(client, [...facts.values()].filter((f) => REFUND_OUTCOMES.has(f.outcome)).map((f) => f.orderNo));
+      for (const [orderNo, amount] of refunded) {
+        const fact = facts.get(orderNo);
+        if (fact !== undefined && REFUND_OUTCOMES.has(fact.outcome)) fact.refundedAmount = amount;
       }
       return facts;
     },

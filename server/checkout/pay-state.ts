@@ -3,7 +3,6 @@
  * (created → pending, through the reconcile engine) exactly once before anything is sent.
  */
 import type { Request, Response } from 'express';
-import { redact } from '../logging.js';
 import type { ApplyResult } from '../orders/engine-types.js';
 import type { Order, PaymentMethodKind } from '../orders/types.js';
 import type { KitContext } from './context.js';
@@ -62,34 +61,10 @@ export function submittedByThisCall(result: ApplyResult): result is ApplyResult 
 /** What submitting needs from the kit's context. */
 export type SubmitContext = Pick<KitContext, 'engine' | 'store' | 'logger'>;
 
-/** Attempts at recording the method column after the submission, should other writers interleave. */
-const METHOD_ATTEMPTS = 3;
-
-/**
- * The engine's patch carries `order.data` only, so the `method` column is set by the caller that
- * won the submission, by compare-and-set (re-read on a lost race). A failure is logged and the
- * payment goes on: the method is also in `data.method` and on the submission event.
- */
-async function recordMethod(ctx: SubmitContext, submitted: Order, method: PaymentMethodKind): Promise<Order> {
-  let order = submitted;
-  for (let attempt = 0; attempt < METHOD_ATTEMPTS && order.method !== method; attempt++) {
-    try {
-      const stored = await ctx.store.transition(order.id, order.version, { method });
-      if (stored.ok) return stored.order;
-      if (stored.current === null) break;
-      order = stored.current;
-    } catch (error) {
-      ctx.logger.warn({ orderId: order.id, err: redact(error) }, 'Could not record the payment method on the order');
-      break;
-    }
-  }
-  return order;
-}
-
 /**
  * Submits the order through the reconcile engine before anything is sent to the gateway: the fact
- * moves it `created → pending` (hooks see it) with `data.submittedAt` and `data.method`, and its
- * dedupe key `pay:submitted` is unique per order. Returns the submitted order only to the one
+ * moves it `created → pending` (hooks see it) with `order.method`, `data.submittedAt` and
+ * `data.method` in one compare-and-set, and its dedupe key `pay:submitted` is unique per order. Returns the submitted order only to the one
  * caller whose fact made that move; null otherwise (the caller must then send nothing).
  */
 export async function markSubmitted(ctx: SubmitContext, order: Order, method: PaymentMethodKind): Promise<Order | null> {
@@ -102,8 +77,9 @@ export async function markSubmitted(ctx: SubmitContext, order: Order, method: Pa
     dedupeKey: SUBMITTED_KEY,
     data: { method },
     orderData: { submittedAt, method },
+    method,
   });
-  if (submittedByThisCall(result)) return recordMethod(ctx, result.order, method);
+  if (submittedByThisCall(result)) return result.order;
   ctx.logger.info(
     { orderId: order.id, orderNo: order.orderNo, status: result.status, state: result.order?.state },
     'Pay submission not sent: already submitted, busy elsewhere or no longer payable',

@@ -6,7 +6,7 @@
 import type { Logger } from '../logging.js';
 import type { PaymentFact } from './engine-types.js';
 import { cardFree } from './fact-schema.js';
-import { OUTCOME_STATE, decide, mergeAttention } from './state-machine.js';
+import { OUTCOME_STATE, TRANSITIONS, decide, mergeAttention } from './state-machine.js';
 import type { Order, OrderPatch, OrderState } from './types.js';
 
 export type Plan =
@@ -94,4 +94,27 @@ export function planFact(order: Order, claim: PaymentFact, logger: Logger, now: 
   if (raised === undefined && details === null) return { kind: 'noop', fact, reason: decision.reason };
   const type = raised === undefined ? 'details' : 'attention';
   return { kind: 'write', fact, type, patch: flag({ data: details ?? {} }), raised, reason: raised ?? decision.reason };
+}
+
+const AFTER_CAPTURE: readonly OrderState[] = ['partially_refunded', 'refunded', 'chargeback'];
+
+/**
+ * A refund or chargeback reported for an order that never recorded its capture (the payment's
+ * own notification was late or lost): the capture it implies, planned as its own transition so
+ * the shop's `onPaid` runs before `onRefunded`. Null when the fact needs no such step.
+ */
+export function impliedCapture(order: Order, fact: PaymentFact, logger: Logger, now: () => Date): Extract<Plan, { kind: 'write' }> | null {
+  if (fact.outcome === 'unknown' || !AFTER_CAPTURE.includes(OUTCOME_STATE[fact.outcome]) || !TRANSITIONS[order.state].includes('paid')) return null;
+  const capture: PaymentFact = {
+    ...fact,
+    outcome: 'approved',
+    refundedAmount: undefined,
+    refundIncrement: undefined,
+    capturedAmount: undefined,
+    dedupeKey: undefined,
+    attention: undefined,
+    orderData: undefined,
+  };
+  const plan = planFact(order, capture, logger, now);
+  return plan.kind === 'write' && plan.moved?.to === 'paid' ? plan : null;
 }

@@ -5,7 +5,7 @@
 import type { PaymentOutcome } from '../gateway/codes.js';
 import type { Logger } from '../logging.js';
 import type { AppendResult, OrderStore } from './store.js';
-import type { FactSource, NewEvent, Order, OrderEvent, OrderState } from './types.js';
+import type { FactSource, NewEvent, Order, OrderEvent, OrderState, PaymentMethodKind } from './types.js';
 
 /** What the gateway's query operation says about one order. Amounts in minor units. */
 export interface GatewayOrderFact {
@@ -67,6 +67,11 @@ export interface PaymentFact {
   attention?: string;
   /** Ask the gateway before applying an outcome that moves money or ends the payment. */
   confirm?: boolean;
+  /**
+   * The payment method, stored in `order.method` by the same compare-and-set as the transition
+   * (the pay route's submission). Ignored when the fact writes nothing.
+   */
+  method?: PaymentMethodKind;
 }
 
 export type ApplyStatus = 'applied' | 'duplicate' | 'noop' | 'mismatch' | 'rejected' | 'not_found' | 'busy';

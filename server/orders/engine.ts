@@ -1,9 +1,10 @@
 /**
  * The reconcile engine: the one way every entry point (pay response, return, cancel, notify,
- * sweeper, admin) changes an order. Per fact: take the order's lease, re-read, check amount and
- * currency, drop duplicates, optionally confirm with the gateway, plan the fact (state machine,
- * refund increment, details, attention), compare-and-set it with its event, release the lease,
- * then call the shop's hooks once, from the caller whose compare-and-set won.
+ * sweeper, admin) changes an order. Per fact: re-read, check amount and currency, drop
+ * duplicates, optionally confirm with the gateway, plan the fact (state machine, refund
+ * increment, details, attention), compare-and-set it with its event, then call the shop's hooks
+ * once, from the caller whose compare-and-set won. The compare-and-set alone picks one winner; the
+ * order's store lease is taken only around an await on the gateway (see `needsLease`).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
@@ -15,15 +16,28 @@ import { cardFree, parseFact } from './fact-schema.js';
 import { runHooks } from './hooks.js';
 import type { StoredChange } from './hooks.js';
 import { BUSY, createOrderLocks } from './order-lock.js';
-import { planFact } from './engine-plan.js';
+import { impliedCapture, planFact } from './engine-plan.js';
 import { mergeAttention } from './state-machine.js';
 import type { Order, OrderPatch } from './types.js';
 
-/** Compare-and-set retries when a writer that ignores leases changes the order meanwhile. */
+/** Compare-and-set retries when another writer changes the order meanwhile. */
 const MAX_CAS_ATTEMPTS = 5;
+
+/** Outcomes that may imply a capture first: the lease keeps `onPaid` ahead of `onRefunded` across processes. */
+const AFTER_CAPTURE_OUTCOMES: ReadonlySet<PaymentFact['outcome']> = new Set(['refunded', 'partially_refunded', 'chargeback']);
+
+/**
+ * The store lease guards an order across an await on the gateway (a confirming query) and for
+ * callers that already hold it (the sweeper). Everything else is read → plan → compare-and-set,
+ * retried on conflict: one commit instead of three.
+ */
+const needsLease = (fact: PaymentFact, leaseOwner: string | undefined): boolean =>
+  leaseOwner !== undefined || (fact.confirm === true && CONFIRMABLE_OUTCOMES.has(fact.outcome)) || AFTER_CAPTURE_OUTCOMES.has(fact.outcome);
 
 interface Settled {
   result: ApplyResult;
+  /** A capture stored first because the fact implied it (hooks run before `change`'s). */
+  before?: StoredChange;
   change?: StoredChange;
 }
 
@@ -110,47 +124,61 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       if (answerMismatch !== null) return flagMismatch(order, fact, answerMismatch, confirmed);
     }
 
+    let before: StoredChange | undefined;
+    const done = (settled: Settled): Settled => (before === undefined ? settled : { ...settled, before });
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      // Planned from the order read under the lease, again after every lost compare-and-set.
+      // Planned from the order just read, again after every lost compare-and-set.
       const plan = planFact(order, fact, logger, now);
+      const capture = plan.kind === 'reject' && before === undefined ? impliedCapture(order, plan.fact, logger, now) : null;
+      if (capture?.moved !== undefined) {
+        // A refund or chargeback of a capture this order never recorded: store the capture first.
+        const written = event({ type: 'transition', fact: capture.fact, order, to: 'paid', reason: 'implied by the refund or chargeback the gateway reports', confirmed });
+        const stored = await store.transition(order.id, order.version, capture.patch, written);
+        if (!stored.ok && !stored.current) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
+        if (stored.ok) before = { order: stored.order, source: fact.source, transition: capture.moved, attention: capture.raised };
+        order = stored.ok ? stored.order : (stored.current ?? order);
+        continue;
+      }
       if (plan.kind === 'reject') {
         logger.warn({ orderId: order.id, orderNo: order.orderNo, state: order.state, outcome: plan.fact.outcome, source: fact.source }, `Fact rejected: ${plan.reason}`);
         // Without a key, one record per (version, outcome): a poller repeating it adds nothing.
         const dedupeKey = fact.dedupeKey ?? `rejected:${order.version}:${plan.fact.outcome}`;
         const appended = await store.appendEvent(order.id, event({ type: 'rejected', fact: plan.fact, order, reason: plan.reason, confirmed, dedupeKey }));
-        return { result: { status: 'rejected', order, event: appended.appended ? appended.event : undefined, reason: plan.reason } };
+        return done({ result: { status: 'rejected', order, event: appended.appended ? appended.event : undefined, reason: plan.reason } });
       }
       if (plan.kind === 'noop') {
-        if (fact.dedupeKey === undefined) return { result: { status: 'noop', order, reason: plan.reason } };
+        if (fact.dedupeKey === undefined) return done({ result: { status: 'noop', order, reason: plan.reason } });
         const appended = await store.appendEvent(order.id, event({ type: 'ignored', fact: plan.fact, order, reason: plan.reason, confirmed }));
-        if (!appended.appended) return { result: { status: 'duplicate', order, reason: 'this fact was already recorded' } };
-        return { result: { status: 'noop', order, event: appended.event, reason: plan.reason } };
+        if (!appended.appended) return done({ result: { status: 'duplicate', order, reason: 'this fact was already recorded' } });
+        return done({ result: { status: 'noop', order, event: appended.event, reason: plan.reason } });
       }
       const written = event({ type: plan.type, fact: plan.fact, order, to: plan.moved?.to, reason: plan.reason, confirmed });
-      const stored = await store.transition(order.id, order.version, plan.patch, written);
+      const patch = fact.method === undefined || fact.method === order.method ? plan.patch : { ...plan.patch, method: fact.method };
+      const stored = await store.transition(order.id, order.version, patch, written);
       if (stored.ok) {
         const storedEvent = stored.event ?? undefined;
         const result: ApplyResult = plan.moved
           ? { status: 'applied', order: stored.order, event: storedEvent }
           : { status: 'noop', order: stored.order, event: storedEvent, reason: plan.reason };
-        if (!plan.moved && plan.raised === undefined) return { result };
-        return { result, change: { order: stored.order, source: fact.source, transition: plan.moved, attention: plan.raised } };
+        if (!plan.moved && plan.raised === undefined) return done({ result });
+        return done({ result, change: { order: stored.order, source: fact.source, transition: plan.moved, attention: plan.raised } });
       }
       if (!stored.current) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
       if (fact.dedupeKey !== undefined && (await seen(order.id, fact.dedupeKey))) {
-        return { result: { status: 'duplicate', order: stored.current, reason: 'this fact was already recorded' } };
+        return done({ result: { status: 'duplicate', order: stored.current, reason: 'this fact was already recorded' } });
       }
       order = stored.current;
     }
-    return { result: { status: 'busy', order, reason: 'the order kept changing under concurrent writers' } };
+    return done({ result: { status: 'busy', order, reason: 'the order kept changing under concurrent writers' } });
   }
 
   async function apply(input: PaymentFact, applyOptions: { leaseOwner?: string } = {}): Promise<ApplyResult> {
     const fact = parseFact(input);
     const found = await resolve(fact);
     if (!found) return { status: 'not_found', order: null, reason: 'no order matches this fact' };
-    const leaseOwner = applyOptions.leaseOwner ?? `${owner}#${++calls}`;
-    const settled = await locks.run(found.id, leaseOwner, applyOptions.leaseOwner !== undefined, () => settle(found.id, fact));
+    const settled = needsLease(fact, applyOptions.leaseOwner)
+      ? await locks.run(found.id, applyOptions.leaseOwner ?? `${owner}#${++calls}`, applyOptions.leaseOwner !== undefined, () => settle(found.id, fact))
+      : await locks.serial(found.id, () => settle(found.id, fact));
     if (settled === BUSY) return { status: 'busy', order: found, reason: 'another process holds the order lease' };
     logger.debug(
       { orderId: found.id, orderNo: found.orderNo, source: fact.source, outcome: fact.outcome, status: settled.result.status },
@@ -159,6 +187,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     if (settled.change?.attention !== undefined) {
       logger.warn({ orderId: found.id, orderNo: found.orderNo, source: fact.source, attention: settled.change.attention }, 'Order flagged for attention');
     }
+    if (settled.before) await runHooks(hooks, settled.before, store, logger);
     if (settled.change) await runHooks(hooks, settled.change, store, logger);
     return settled.result;
   }

@@ -9,12 +9,14 @@ import { zodIssuesToFields } from '../gateway/schemas/common.js';
 import { maskCardNumbers, redact } from '../logging.js';
 import type { Logger } from '../logging.js';
 import type { PaymentFact } from './engine-types.js';
+import type { PaymentMethodKind } from './types.js';
 import { AUTHORIZATION_RELEASED } from './state-machine.js';
 
 const OUTCOMES = [
   'approved', 'authorized', 'pending', 'in_review', 'requires_action', 'declined', 'failed', 'cancelled',
   'partially_refunded', 'refunded', 'chargeback', 'expired', 'unknown',
 ] as const;
+const METHODS = ['card', 'apm', 'hosted'] as const satisfies readonly PaymentMethodKind[];
 const SOURCES = ['pay', 'return', 'cancel', 'notify', 'sweeper', 'admin', 'api'] as const;
 
 /** A masked card: at most 8 leading and 4 trailing digits around a run of mask characters. */
@@ -55,6 +57,7 @@ const factSchema = z
     orderData: orderData.optional(),
     attention: z.string().trim().min(1).max(1000).transform(maskCardNumbers).optional(),
     confirm: z.boolean().optional(),
+    method: z.enum(METHODS).optional(),
   })
   .refine((f) => f.orderId !== undefined || f.orderNo !== undefined || (f.transactionId ?? undefined) !== undefined, {
     path: ['orderId'],

@@ -1,7 +1,7 @@
 /**
  * Mutual exclusion per order: calls in this process queue behind each other (so fifty
- * concurrent notifications for one order do not fight), and the store's lease keeps other
- * processes out. A lease another owner holds is retried with backoff for a bounded time, waiting
+ * concurrent notifications for one order do not fight), and, for callers that need it, the
+ * store's lease keeps other processes out. A lease another owner holds is retried with backoff for a bounded time, waiting
  * outside the queue so callers of this process that already hold the lease are not held up.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,6 +26,11 @@ export interface OrderLocks {
    * held by another owner.
    */
   run<T>(orderId: string, owner: string, keepLease: boolean, fn: () => Promise<T>): Promise<T | typeof BUSY>;
+  /**
+   * Runs `fn` holding the order's local lock only: callers of this process wait their turn, other
+   * processes are kept out by the compare-and-set `fn` does, not by a lease.
+   */
+  serial<T>(orderId: string, fn: () => Promise<T>): Promise<T>;
 }
 
 const NOT_ACQUIRED = Symbol('not acquired');
@@ -80,5 +85,5 @@ export function createOrderLocks(options: OrderLockOptions): OrderLocks {
     }
   }
 
-  return { run };
+  return { run, serial: queued };
 }

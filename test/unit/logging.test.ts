@@ -15,6 +15,14 @@ describe('redact', () => {
     expect(maskCardNumbers('4111111111111112')).toBe('4111111111111112');
   });
 
+  it('leaves gateway transaction ids alone even when their digits pass the Luhn check', () => {
+    // 202611210520094 is Luhn-valid: the id is still not a card number and must survive intact.
+    const id = 'SBX202611210520094PY44G';
+    expect(maskCardNumbers(id)).toBe(id);
+    expect(redact({ transaction_id: id, note: `paid as ${id}` })).toEqual({ transaction_id: id, note: `paid as ${id}` });
+    expect(maskCardNumbers('card 4242424242424242 then SBX4242424242424242')).toBe('card [REDACTED CARD] then SBX4242424242424242');
+  });
+
   it('removes card data and secrets by field name, at any depth', () => {
     const out = redact({
       card: PAN,

@@ -85,8 +85,8 @@ describe('the pay route changes the order through the engine alone', () => {
     const page = await browser.get(payUrl);
     await browser.submit(page, payForm(page, 'card'), cardFields(CARD.decline));
     const after = await stored(order.id);
-    // created (0) → pending (1, submitted; then the method column, 2) → declined (3): no separate write for the details.
-    expect(after).toMatchObject({ state: 'declined', version: 3 });
+    // created (0) → pending (1, submitted with its method) → declined (2): no separate write for the method or the details.
+    expect(after).toMatchObject({ state: 'declined', version: 2, method: 'card' });
     expect(after.data).toMatchObject({ resultCode: expect.any(String), resultText: expect.any(String) });
     const events = await h.kit.store.listEvents(order.id);
     expect(events.map((e) => [e.type, e.toState])).toEqual([['transition', 'pending'], ['transition', 'declined']]);
@@ -101,7 +101,7 @@ describe('the pay route changes the order through the engine alone', () => {
     const res = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.approve));
     expect(res.trail[1]).toContain('/checkout/result/');
     const after = await stored(order.id);
-    expect(after).toMatchObject({ state: 'pending', version: 3, attention: expect.stringContaining('could not be trusted') });
+    expect(after).toMatchObject({ state: 'pending', version: 2, method: 'card', attention: expect.stringContaining('could not be trusted') });
     expect(typeof after.data.attentionAt).toBe('string');
     const events = await h.kit.store.listEvents(order.id);
     expect(events.map((e) => [e.type, e.toState])).toEqual([['transition', 'pending'], ['attention', null]]);

@@ -151,13 +151,14 @@ describe('reconcile engine: applying facts', () => {
 
   it('records a rejected fact once and leaves the order alone', async () => {
     const { store, engine, rec } = setup();
-    const order = await makeOrder(store, { state: 'pending' });
-    const first = await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'refunded' });
-    const again = await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'refunded' });
-    expect(first).toMatchObject({ status: 'rejected', reason: 'illegal transition pending → refunded', event: { type: 'rejected' } });
+    // (A refund on a pending order is no longer illegal: it implies the capture, see engine-implied-capture.test.ts.)
+    const order = await makeOrder(store, { state: 'in_review' });
+    const first = await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'expired' });
+    const again = await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'expired' });
+    expect(first).toMatchObject({ status: 'rejected', reason: 'illegal transition in_review → expired', event: { type: 'rejected' } });
     expect(again.status).toBe('rejected');
     expect((await store.listEvents(order.id)).map((e) => e.type)).toEqual(['rejected']);
-    expect((await store.get(order.id))!.state).toBe('pending');
+    expect((await store.get(order.id))!.state).toBe('in_review');
     expect(rec.calls).toEqual([]);
   });
 
@@ -173,14 +174,41 @@ describe('reconcile engine: applying facts', () => {
     expect((badOutcome as ValidationError).field).toBe('outcome');
   });
 
-  it('answers busy when another process keeps the order lease', async () => {
-    const { store, engine, rec } = setup();
+  it('a fact it must confirm with the gateway answers busy when another process keeps the order lease', async () => {
+    const { store, engine, rec, gateway } = setup();
     const order = await makeOrder(store);
+    gateway.knows(order);
     expect(await store.acquireLease(order.id, 'other-process', 60_000)).toBe(true);
-    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved' });
+    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', confirm: true });
     expect(result.status).toBe('busy');
     expect((await store.get(order.id))!.state).toBe('created');
+    expect(gateway.calls).toEqual([]);
     expect(rec.calls).toEqual([]);
+  });
+
+  it('a fact without a gateway round trip takes no lease: applied by compare-and-set, the lease untouched', async () => {
+    const inner = createMemoryStore();
+    const leases: string[] = [];
+    const store: OrderStore = {
+      ...inner,
+      acquireLease: async (id, owner, ttlMs) => {
+        leases.push(`acquire ${owner}`);
+        return inner.acquireLease(id, owner, ttlMs);
+      },
+      releaseLease: async (id, owner) => {
+        leases.push(`release ${owner}`);
+        return inner.releaseLease(id, owner);
+      },
+    };
+    const { engine, rec } = setup({ store });
+    const order = await makeOrder(inner);
+    expect(await inner.acquireLease(order.id, 'other-process', 60_000)).toBe(true);
+    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', dedupeKey: 'n-1' });
+    expect(result).toMatchObject({ status: 'applied', order: { state: 'paid', version: order.version + 1 } });
+    expect(leases).toEqual([]);
+    expect(rec.count('onPaid')).toBe(1);
+    // The other owner still holds its lease: nothing released it.
+    expect(await inner.acquireLease(order.id, 'third', 1_000)).toBe(false);
   });
 });
 

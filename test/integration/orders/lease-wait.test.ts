@@ -44,7 +44,8 @@ describe('order lease waits', () => {
     const run = sweeper.runOnce();
     await until(() => gateway.calls.length === 1);
     // The notification arrives meanwhile and finds the order leased by the sweeper.
-    const notified = engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', amount: order.amount, currency: order.currency, dedupeKey: 'notify-1' });
+    // A notification confirmed by a query, so it needs the lease too.
+    const notified = engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', amount: order.amount, currency: order.currency, dedupeKey: 'notify-1', confirm: true });
     await until(() => tries.some((owner) => owner.startsWith('shop-1#')));
     open();
 

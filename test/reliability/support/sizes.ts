@@ -1,0 +1,42 @@
+/**
+ * The two sizes every scenario runs at: `reduced` inside `npm test` (seconds), `full` from
+ * `npm run reliability` (minutes). One implementation per scenario reads its counts from here.
+ */
+export type SizeName = 'full' | 'reduced';
+
+export interface Size {
+  name: SizeName;
+  seed: number;
+  /** notifyTimeScale: the gateway's 36-hour retry schedule × this (0.0001 ≈ 11 s). */
+  chaos: { orders: number; controlOrders: number; batch: number; batchesInFlight: number; notifyTimeScale: number };
+  faults: { perCell: number };
+  crash: { checkouts: number; killAfterOrders: number };
+  multi: { orders: number; copies: number };
+  load: { shoppers: number; durationMs: number };
+  fuzz: { casesPerRoute: number };
+  security: { rateLimit: number };
+}
+
+export const FULL: Size = {
+  name: 'full',
+  seed: 20_260_101,
+  chaos: { orders: 500, controlOrders: 25, batch: 50, batchesInFlight: 4, notifyTimeScale: 0.0001 },
+  faults: { perCell: 10 },
+  crash: { checkouts: 100, killAfterOrders: 50 },
+  multi: { orders: 200, copies: 3 },
+  load: { shoppers: 200, durationMs: 60_000 },
+  fuzz: { casesPerRoute: 10_000 },
+  security: { rateLimit: 30 },
+};
+
+export const REDUCED: Size = {
+  name: 'reduced',
+  seed: 20_260_101,
+  chaos: { orders: 48, controlOrders: 4, batch: 50, batchesInFlight: 2, notifyTimeScale: 0.00004 },
+  faults: { perCell: 1 },
+  crash: { checkouts: 20, killAfterOrders: 10 },
+  multi: { orders: 16, copies: 2 },
+  load: { shoppers: 20, durationMs: 5_000 },
+  fuzz: { casesPerRoute: 120 },
+  security: { rateLimit: 5 },
+};
