@@ -1,15 +1,27 @@
 /**
  * The runner's child processes: servers under test (IPC request/reply) and one load-generator
- * process per measured run. Every child runs TypeScript through the tsx loader.
+ * process per measured run. They run the TypeScript sources through the tsx loader, or, once
+ * `useCompiled` was called (the full run), the compiled JavaScript with plain `node`, as a shop
+ * runs the kit: the tsx loader alone costs a server over 100 MB.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HostCommand, HostReply, LoadJob, LoadResult } from './protocol.js';
 
 const TSX = ['--import', 'tsx'];
-/** The servers may collect the seeding's garbage before a measured window. */
-const SERVER_FLAGS = [...TSX, '--expose-gc'];
 export const benchFile = (name: string): string => fileURLToPath(new URL(name, import.meta.url));
+
+/** Directory of the compiled bench modules (dist/bench), or null to run the sources under tsx. */
+let compiledDir: string | null = null;
+
+/** From now on children run `<dir>/<name>.js` with plain node. */
+export function useCompiled(dir: string): void {
+  compiledDir = dir;
+}
+
+const childFile = (name: string): string => (compiledDir === null ? benchFile(name) : join(compiledDir, name.replace(/\.ts$/, '.js')));
+const loaderFlags = (): string[] => (compiledDir === null ? TSX : []);
 
 export interface Child {
   /** The value the child announced when it was ready. */
@@ -19,7 +31,8 @@ export interface Child {
 }
 
 export function startChild(file: string, args: string[]): Promise<Child> {
-  const child: ChildProcess = fork(benchFile(file), args, { execArgv: SERVER_FLAGS, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // --expose-gc: the servers may collect the seeding's garbage before a measured window.
+  const child: ChildProcess = fork(childFile(file), args, { execArgv: [...loaderFlags(), '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 1;
   let exited = false;
@@ -61,7 +74,7 @@ export function startChild(file: string, args: string[]): Promise<Child> {
 /** Runs `file` once in its own process with `job` (JSON) and returns the JSON it prints last. */
 export function runJob<T>(file: string, job: object): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...TSX, benchFile(file), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...loaderFlags(), childFile(file), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => (out += chunk));

@@ -6,16 +6,20 @@
  *
  *   npm run bench                     full run, writes bench/results.json
  *   npm run bench -- --quick          a few seconds of smoke test, writes to a temp file
+ * The full run builds first (`npm run build`, then the bench modules into dist/bench) and runs
+ * every child from the compiled JavaScript with plain node, as a shop runs the kit; the quick run
+ * runs the TypeScript sources under tsx to stay fast. --source / --compiled override that.
  *   options: --out <file> --rounds <n> --duration <s> --connections <n>
  *            --only <scenario,…> (measure only these; other figures are NaN)
  *            --profile <dir> (V8 CPU profile of the server under test per measured window)
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
-import { benchFile, runJob, runLoad, startChild } from './children.js';
+import { benchFile, runJob, runLoad, startChild, useCompiled } from './children.js';
 import { ACCOUNT_ID, MERCHANT_ID } from './fixture.js';
 import type { CaptureResult, Finished, LoadJob, LoadResult, MemoryResult, Prepared, Scenario, SeedJob, SeedOutput, SweepResult } from './protocol.js';
 import { SCENARIOS } from './protocol.js';
@@ -31,9 +35,12 @@ const { values: args } = parseArgs({
     connections: { type: 'string' },
     only: { type: 'string' },
     profile: { type: 'string' },
+    source: { type: 'boolean', default: false },
+    compiled: { type: 'boolean', default: false },
   },
 });
 const quick = args.quick;
+const compiled = args.compiled || (!quick && !args.source);
 const config = {
   rounds: Number(args.rounds ?? (quick ? 1 : 3)),
   duration: Number(args.duration ?? (quick ? 1 : 5)),
@@ -96,8 +103,25 @@ function check(run: Run, expectStatus: number): void {
   }
 }
 
+const ROOT = benchFile('..');
+const COMPILED_DIR = join(ROOT, 'dist', 'bench');
+
+function sh(command: string, argv: string[]): void {
+  const done = spawnSync(command, argv, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (done.status !== 0) throw new Error(`${command} ${argv.join(' ')} failed (exit ${String(done.status)})`);
+}
+
+/** `npm run build` (dist/server), then the bench modules next to it (dist/bench). */
+function build(): void {
+  log('building: npm run build, then bench/ into dist/bench');
+  sh('npm', ['run', 'build', '--silent']);
+  sh(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'bench', 'tsconfig.json')]);
+  useCompiled(COMPILED_DIR);
+}
+
 async function main(): Promise<void> {
-  log(`checkout bench (${quick ? 'quick' : 'full'}): ${String(config.rounds)} round(s) of ${String(config.duration)} s at ${String(config.connections)} connections; ${String(cpus().length)} CPUs`);
+  if (compiled) build();
+  log(`checkout bench (${quick ? 'quick' : 'full'}, ${compiled ? 'compiled JavaScript' : 'TypeScript under tsx'}): ${String(config.rounds)} round(s) of ${String(config.duration)} s at ${String(config.connections)} connections; ${String(cpus().length)} CPUs`);
   if (args.profile !== undefined) mkdirSync(args.profile, { recursive: true });
   const host = await startChild('./host.ts', args.profile === undefined ? [] : [resolve(args.profile)]);
   const baseline = await startChild('./baseline.ts', []);
@@ -192,6 +216,7 @@ async function main(): Promise<void> {
     const document = {
       ...results,
       mode: quick ? 'quick' : 'full',
+      runtime: compiled ? 'node (compiled JavaScript)' : 'node --import tsx (TypeScript sources)',
       generated_at: new Date().toISOString(),
       machine: { node: process.version, platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown' },
       settings: { ...config, sweep_orders: config.sweeps },
@@ -206,6 +231,8 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all([host.stop(), baseline.stop()]);
     if (!quick || args.out !== undefined) rmSync(workDir, { recursive: true, force: true });
+    // The package ships dist/: the bench's own modules do not belong there.
+    if (compiled) rmSync(COMPILED_DIR, { recursive: true, force: true });
   }
 }
 

@@ -11,6 +11,8 @@ import { format, markdownTable, rows, type BenchResults } from '../bench/targets
 interface Document extends BenchResults {
   mode: string;
   generated_at: string;
+  /** How the children ran (absent in runs made before the compiled mode). */
+  runtime?: string;
   machine: { node: string; platform: string; cpus: number; cpu_model: string };
   settings: { rounds: number; duration: number; warmup: number; connections: number; sweep_orders: number[]; capture: number };
   targets_met: boolean;
@@ -50,7 +52,9 @@ const lines: string[] = [
   '## What is measured',
   '',
   '- **Processes.** The server under test, the baseline server, the load generator (autocannon) and the',
-  '  seeder each run in their own process (TypeScript through the tsx loader). Every measured run gets a',
+  `  seeder each run in their own process: ${results.runtime ?? 'node --import tsx (TypeScript sources)'}. The full run builds first`,
+  '  (`npm run build` → dist/, the bench modules beside it) and runs every child with plain `node`, as a shop',
+  '  runs the kit; the quick run (`npm test`) keeps the tsx loader to start in seconds. Every measured run gets a',
   '  fresh shop: the seeder writes its orders and the sandbox\'s ledger to new SQLite files first, so the',
   '  server\'s memory holds nothing but the server. Rounds interleave the baseline with the kit\'s routes;',
   '  each figure is the median of its rounds, each ratio the median of the rounds\' ratios (a route over the',
@@ -59,8 +63,8 @@ const lines: string[] = [
   '  (`express.urlencoded`) and answers `OK`, sent the same bodies as the notify route.',
   '- **notify.** `POST /checkout/notify` with signed notifications as the sandbox sends them, each for',
   '  a different pending order (distinct dedupe keys): raw body, constant-time signature check, validation,',
-  '  order lookup, lease, dedupe, state transition and its event in SQLite (WAL, the store\'s own settings),',
-  '  lease release. `notify_confirmed` adds the confirming query to the sandbox over HTTP.',
+  '  order lookup, dedupe, state transition and its event by one compare-and-set in SQLite (WAL, the store\'s',
+  '  own settings), no lease. `notify_confirmed` adds the order\'s lease and the confirming query to the sandbox over HTTP.',
   '- **pay_direct.** `POST /checkout/pay/:token` with a card, CSRF cookie and field and device data, each',
   '  for a fresh order: validation, the order marked submitted, `authorise` to the sandbox (which runs in the',
   '  server process, so its work counts too), the answer applied, 303 to the result page. The sandbox\'s',
@@ -74,8 +78,8 @@ const lines: string[] = [
   `- **Batch capture.** ${n(s.capture)} authorised transactions (manual capture) captured with`,
   '  `client.batch.capture` (requests of 50, four at a time).',
   '- **Memory.** Peak resident set size of the server process over the whole run (`getrusage`); seeding',
-  `  happens elsewhere. The same process held ${n(results.rss_mb_idle)} MB before any load (a good share of it the tsx`,
-  '  loader: a second V8 isolate for its module hooks and the transpiled sources), and the bare Express baseline',
+  `  happens elsewhere. The same process held ${n(results.rss_mb_idle)} MB before any load (under the tsx loader, about`,
+  '  40 MB more: a second V8 isolate for its module hooks and the transpiled sources), and the bare Express baseline',
   `  peaked at ${n(results.baseline_rss_mb_peak)} MB. The live JavaScript heap after a full GC between runs never passed`,
   `  ${n(results.heap_mb_live_max)} MB, the same after 100,000 orders as after 1,000: the rest of the peak is heap V8 keeps`,
   '  between major collections under sustained load (it sizes the old generation to a multiple of the live heap).',
@@ -84,14 +88,14 @@ const lines: string[] = [
   '',
   'CPU profiles of the server during each measured window (`npm run bench -- --profile <dir>`) show:',
   '',
-  '- **notify**: the largest share is SQLite — three commits per notification (take the order\'s lease, the',
-  '  transition with its event, release the lease), each writing its pages to the WAL, plus the periodic',
-  '  checkpoints — then the HTTP work every route pays, then the kit\'s own JavaScript (signature, validation,',
-  '  the engine) and Express. The baseline does none of the first and little of the rest: the durable,',
-  '  lease-guarded transition is the point of the route, and it bounds the ratio well below 0.5 here.',
+  '- **notify**: SQLite — one commit per notification (the compare-and-set transition with its event; the',
+  '  lease is taken only when the engine confirms with the gateway), writing its pages to the WAL, plus the',
+  '  periodic checkpoints — and the HTTP work every route pays (writing the answer to the socket) lead, then',
+  '  the kit\'s own JavaScript (signature, validation, the engine) and Express. The baseline does none of the',
+  '  first: the durable transition is the point of the route.',
   '- **render**: the kit\'s JavaScript leads (the signed checkout request built and checked against the',
   '  gateway schema, token and CSRF checks, the page), then SQLite (the submission moves the order to',
-  '  `pending` through the engine, then records the method).',
+  '  `pending` through the engine, the method stored in the same compare-and-set).',
   '- **pay_direct**: the same plus a second HTTP exchange (to the sandbox), the sandbox\'s own work in the same',
   '  process (schemas, XML, its ledger) and the outcome applied through the engine.',
   '- **Sweep**: SQLite dominates (per order one lease, one transition, one release); per 100 orders one',
