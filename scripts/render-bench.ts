@@ -4,7 +4,8 @@
  * `<!-- bench:start -->` and `<!-- bench:end -->`, the table between them is rewritten too.
  * Usage: tsx scripts/render-bench.ts [results.json] [out.md]
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { replaceReadmeBlock } from './readme-block.js';
 import type { LoadResult } from '../bench/protocol.js';
 import { format, markdownTable, rows, type BenchResults } from '../bench/targets.js';
 
@@ -120,13 +121,4 @@ const lines: string[] = [
 ];
 writeFileSync(output, lines.join('\n'));
 
-const readme = 'README.md';
-if (existsSync(readme)) {
-  const text = readFileSync(readme, 'utf8');
-  const start = text.indexOf('<!-- bench:start -->');
-  const end = text.indexOf('<!-- bench:end -->');
-  if (start >= 0 && end > start) {
-    const block = `<!-- bench:start -->\n${markdownTable(results)}\n\nDetails: [docs/performance.md](docs/performance.md).\n`;
-    writeFileSync(readme, text.slice(0, start) + block + text.slice(end));
-  }
-}
+replaceReadmeBlock('bench', `${markdownTable(results)}\n\nDetails: [docs/performance.md](docs/performance.md).`);

@@ -4,6 +4,7 @@
  * Usage: tsx scripts/render-reliability.ts [results.json] [out.md]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { replaceReadmeBlock } from './readme-block.js';
 import type { ScenarioResult } from '../test/reliability/support/result.js';
 
 interface Results {
@@ -18,6 +19,15 @@ const results = JSON.parse(readFileSync(input, 'utf8')) as Results;
 const n = (value: number): string => value.toLocaleString('en-GB');
 const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
+/** The scenario table; `link` points each title at its section. */
+function summary(link: (s: Results['scenarios'][number]) => string): string[] {
+  return [
+    '| scenario | runs | failures | orders lost | double charges |',
+    '|---|---:|---:|---:|---:|',
+    ...results.scenarios.map((s) => `| [${s.title}](${link(s)})${s.skipped === null ? '' : ' (skipped)'} | ${n(s.runs)} | ${n(s.failures)} | ${n(s.ordersLost)} | ${n(s.doubleCharges)} |`),
+  ];
+}
+
 const lines: string[] = [
   '# Reliability',
   '',
@@ -31,9 +41,7 @@ const lines: string[] = [
   `Run: ${results.generatedAt.slice(0, 16).replace('T', ' ')} UTC, ${results.size} size, ${String(results.machine.cpus)} CPU cores, Node ${results.machine.node}` +
     `${results.machine.postgres === null ? ', no PostgreSQL server' : ', PostgreSQL server'}.`,
   '',
-  '| scenario | runs | failures | orders lost | double charges |',
-  '|---|---:|---:|---:|---:|',
-  ...results.scenarios.map((s) => `| [${s.title}](#${s.id})${s.skipped === null ? '' : ' (skipped)'} | ${n(s.runs)} | ${n(s.failures)} | ${n(s.ordersLost)} | ${n(s.doubleCharges)} |`),
+  ...summary((s) => `#${s.id}`),
   '',
   '"Runs" counts the scenario\'s unit of work: a notification delivery, a faulted call, a checkout, a posted',
   'notification or return, an order, a fuzz case, a security probe. "Failures" counts the items on which any',
@@ -65,3 +73,8 @@ for (const s of results.scenarios) {
 }
 writeFileSync(output, `${lines.join('\n').trimEnd()}\n`);
 process.stdout.write(`wrote ${output}\n`);
+replaceReadmeBlock('reliability', [
+  `Last full run: ${results.generatedAt.slice(0, 10)}, ${results.size} size, ${String(results.machine.cpus)} CPU cores.`,
+  '',
+  ...summary((s) => `docs/reliability.md#${s.id}`),
+].join('\n'));
