@@ -6,20 +6,10 @@
  * each overridable by configuration.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { GatewayOperation } from './wire.js';
 
 export type SignedOperation =
-  | 'authorise'
-  | 'checkout'
-  | 'retrievalTrans'
-  | 'retrievalRefund'
-  | 'capture'
-  | 'cancel'
-  | 'review'
-  | 'refund'
-  | 'payout'
-  | 'optimise'
-  | 'cancelsubscription'
-  | 'updateOrders'
+  | GatewayOperation
   /** The XML `respon` of authorise (direct or APM). */
   | 'authoriseResponse'
   /** Every notification POSTed to notify_url. */

@@ -7,4 +7,4 @@ export * from './stores/index.js';
 export { MASKED_CARD_RE } from './fact-schema.js';
 export type * from './types.js';
 export type * from './store.js';
-export { ORDER_STATES } from './types.js';
+export { ORDER_STATES, initialOrder } from './types.js';

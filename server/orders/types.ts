@@ -108,3 +108,24 @@ export interface NewEvent {
   actor?: string | null;
   data?: Record<string, unknown>;
 }
+
+/** The order a store keeps for `input` at version 0: what every adapter's `create` starts from. */
+export function initialOrder(input: NewOrder, createdAt: Date): Order {
+  return {
+    id: input.id,
+    orderNo: input.orderNo,
+    amount: input.amount,
+    currency: input.currency,
+    state: input.state ?? 'created',
+    version: 0,
+    method: input.method ?? null,
+    transactionId: null,
+    maskedCard: null,
+    capturedAmount: 0,
+    refundedAmount: 0,
+    attention: null,
+    data: input.data ?? {},
+    createdAt: new Date(createdAt.getTime()),
+    updatedAt: new Date(createdAt.getTime()),
+  };
+}

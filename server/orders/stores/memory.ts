@@ -9,7 +9,7 @@ import { KitError } from '../../errors.js';
 import { silentLogger } from '../../logging.js';
 import type { Logger } from '../../logging.js';
 import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionResult } from '../store.js';
-import type { NewEvent, NewOrder, Order, OrderEvent, OrderPatch } from '../types.js';
+import { initialOrder, type NewEvent, type NewOrder, type Order, type OrderEvent, type OrderPatch } from '../types.js';
 
 export interface MemoryStoreOptions {
   /** Receives the production warning. */
@@ -96,23 +96,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
         });
       }
       const createdAt = input.createdAt ?? now();
-      const order: Order = {
-        id: input.id,
-        orderNo: input.orderNo,
-        amount: input.amount,
-        currency: input.currency,
-        state: input.state ?? 'created',
-        version: 0,
-        method: input.method ?? null,
-        transactionId: null,
-        maskedCard: null,
-        capturedAmount: 0,
-        refundedAmount: 0,
-        attention: null,
-        data: copy(input.data ?? {}),
-        createdAt: new Date(createdAt.getTime()),
-        updatedAt: new Date(createdAt.getTime()),
-      };
+      const order: Order = { ...initialOrder(input, createdAt), data: copy(input.data ?? {}) };
       orders.set(order.id, order);
       byOrderNo.set(order.orderNo, order.id);
       return copy(order);

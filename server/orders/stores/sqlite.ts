@@ -14,7 +14,7 @@ import { ConfigError, KitError } from '../../errors.js';
 import { silentLogger } from '../../logging.js';
 import type { Logger } from '../../logging.js';
 import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionResult } from '../store.js';
-import type { NewEvent, NewOrder, Order, OrderEvent, OrderPatch } from '../types.js';
+import { initialOrder, type NewEvent, type NewOrder, type Order, type OrderEvent, type OrderPatch } from '../types.js';
 import { guarded } from './sql/errors.js';
 import { rowToEvent, rowToOrder } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
@@ -198,23 +198,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
       guarded(ADAPTER, 'create', () => {
         checkNewOrder(order);
         const createdAt = order.createdAt ?? new Date();
-        const stored: Order = {
-          id: order.id,
-          orderNo: order.orderNo,
-          amount: order.amount,
-          currency: order.currency,
-          state: order.state ?? 'created',
-          version: 0,
-          method: order.method ?? null,
-          transactionId: null,
-          maskedCard: null,
-          capturedAmount: 0,
-          refundedAmount: 0,
-          attention: null,
-          data: order.data ?? {},
-          createdAt,
-          updatedAt: createdAt,
-        };
+        const stored: Order = initialOrder(order, createdAt);
         if (s.insertOrder.run(orderParams(stored, 0)).changes === 0) {
           throw new KitError('ERR_ORDER_EXISTS', 'An order with this id or order number already exists', {
             details: { orderNo: order.orderNo },
