@@ -72,6 +72,8 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
     intervalMs: options.sweeper.intervalMs,
     stuckAfterMs: options.sweeper.stuckAfterMs,
     expireAfterMs: options.sweeper.expireAfterMs,
+    leaseMs: options.sweeper.leaseMs,
+    batchSize: options.sweeper.batchSize,
     logger,
   });
   const tokens = createUrlTokens({ secrets: options.tokenSecrets });

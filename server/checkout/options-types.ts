@@ -45,6 +45,10 @@ export interface KitSweeperOptions {
   stuckAfterMs?: number;
   /** A requires_action order this old with no answer from the gateway expires (after a final query). */
   expireAfterMs?: number;
+  /** How long a run's claim on an order lasts if the process dies mid-run (default 60 s). */
+  leaseMs?: number;
+  /** Orders per query, at most the gateway's 100 (the default). */
+  batchSize?: number;
 }
 
 /** Options of `createCheckoutKit`; docs/checkout.md has the full table with defaults. */

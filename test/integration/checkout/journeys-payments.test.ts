@@ -157,6 +157,37 @@ describe('createCheckoutKit', () => {
     expect(closed).toBe(0);
   });
 
+  it('passes the sweeper\'s lease and batch size through: 5 due orders with batchSize 2 → 3 claims of at most 2, leased for leaseMs', async () => {
+    const inner = createMemoryStore();
+    const claimed: { limit: number; leaseMs: number }[] = [];
+    const store: OrderStore = {
+      ...inner,
+      claimDue: (q) => {
+        claimed.push({ limit: q.limit, leaseMs: q.leaseMs });
+        return inner.claimDue(q);
+      },
+    };
+    const old = new Date(Date.now() - 60 * 60 * 1000);
+    for (let i = 0; i < 5; i++) {
+      const order = await inner.create({ id: randomUUID(), orderNo: `SWEEP-${String(i)}-${randomUUID().slice(0, 8)}`, amount: 100, currency: 'EUR', state: 'pending', createdAt: old });
+      expect(order.state).toBe('pending');
+    }
+    const queried: string[][] = [];
+    const client = {
+      queries: {
+        transactions: (q: { orders?: string[] }) => {
+          queried.push(q.orders ?? []);
+          return Promise.resolve({ returnStatus: '1', returnMessage: 'OK', orders: [] });
+        },
+        refunds: () => Promise.resolve({ returnStatus: '1', returnMessage: 'OK', refunds: [] }),
+      },
+    } as unknown as GatewayClient;
+    const k = kit({ store, client, sweeper: { enabled: false, stuckAfterMs: 1, leaseMs: 5000, batchSize: 2 } });
+    await k.sweeper.runOnce();
+    expect(queried.map((q) => q.length)).toEqual([2, 2, 1]);
+    expect(claimed.every((c) => c.limit === 2 && c.leaseMs === 5000)).toBe(true);
+  });
+
   it('returns the parts a shop uses', () => {
     const k = kit();
     expect(typeof k.router).toBe('function');

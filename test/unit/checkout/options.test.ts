@@ -104,6 +104,8 @@ describe('createCheckoutKit options', () => {
     ['sweeper.intervalMs', 1.5, 'sweeper.intervalMs', /whole number/],
     ['sweeper.stuckAfterMs', -1, 'sweeper.stuckAfterMs', /whole number/],
     ['sweeper.expireAfterMs', 0, 'sweeper.expireAfterMs', /larger than/],
+    ['sweeper.leaseMs', 10, 'sweeper.leaseMs', /at least 1000/],
+    ['sweeper.batchSize', 101, 'sweeper.batchSize', /1 to 100/],
     ['logger', console.log, 'logger', /pino-compatible/],
     ['client', {}, 'client', /createGatewayClient/],
     ['fetch', 'fetch', 'fetch', /fetch-compatible/],
