@@ -8,6 +8,7 @@ import {
   ACCOUNT_ID, autosubmitForm, directRequest, FUTURE_YEAR, MERCHANT_ID, postForm, postJsonAsForm, postRaw, readRespon, sign,
   startSandbox, type Harness,
 } from './support.js';
+import { containsStandalone } from '../../helpers/secrets.js';
 
 const PATHS = ['authorise', 'checkout', 'retrievalTrans', 'retrievalRefund', 'capture', 'cancel', 'review', 'refund', 'payout', 'cancelsubscription', 'optimise', 'updateOrders'];
 
@@ -149,7 +150,7 @@ describe('card data never kept', () => {
       expect(bytes).toContain('424242******4242');
       for (const [what, text] of [['ledger', ledger], ['sqlite', bytes], ['logs', logged.join('\n')], ['pages', pages.join('\n')]] as const) {
         for (const card of CARDS) expect(text.includes(card), `${card} in ${what}`).toBe(false);
-        expect(text.includes(CVV), `CVV in ${what}`).toBe(false);
+        expect(containsStandalone(text, CVV), `CVV in ${what}`).toBe(false);
         expect(text.includes('security_code":"'), `security_code value in ${what}`).toBe(false);
       }
     } finally {
