@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { PgPoolLike } from '../../../server/orders/stores/postgres.js';
 import { TEST_CARDS } from '../../../server/sandbox/index.js';
+import { luhnValid as luhn } from '../../../server/gateway/card-number.js';
 
 /** Every card number typed anywhere in the suite (test cards and fuzzed numbers). */
 const TYPED = new Set<string>(Object.keys(TEST_CARDS));
@@ -16,20 +17,6 @@ export function rememberCard(number: string): void {
   if (/^\d{12,19}$/.test(digits)) TYPED.add(digits);
 }
 
-function luhn(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
 
 const DIGIT_RUN = /\d(?:[ -]?\d){11,18}/g;
 const SENSITIVE_VALUE =
