@@ -4,28 +4,17 @@
  * orders. Each step checks what staff and the shopper see and the stored order.
  */
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_CHROMIUM, launchBrowser, newShopper, startStore, type StoreUnderTest } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HAS_CHROMIUM, newShopper, useJourneyEnv, type StoreUnderTest } from './harness.js';
 import { buyWithCard, flashText, openAdminOrder, signInAsStaff, waitForHeading, waitForState } from './shopper.js';
 
 describe.skipIf(!HAS_CHROMIUM)('staff journeys in the demo store admin (Chromium)', () => {
+  const env = useJourneyEnv({ manual: { captureMode: 'manual' }, auto: { captureMode: 'auto' } });
   let browser: Browser;
   let manual: StoreUnderTest;
   let auto: StoreUnderTest;
-
-  const cleanups: (() => Promise<void>)[] = [];
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    cleanups.push(() => browser.close());
-    manual = await startStore({ captureMode: 'manual' });
-    cleanups.push(() => manual.close());
-    auto = await startStore({ captureMode: 'auto' });
-    cleanups.push(() => auto.close());
-  });
-
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
+  beforeAll(() => {
+    ({ browser, stores: { manual, auto } } = env);
   });
 
   it('refuses the admin without the demo login and signs staff in and out', async () => {

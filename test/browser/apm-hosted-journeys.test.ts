@@ -3,25 +3,16 @@
  * on the gateway's hosted page, in a real browser against the demo store.
  */
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_CHROMIUM, launchBrowser, newShopper, startStore, type StoreUnderTest } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HAS_CHROMIUM, newShopper, useJourneyEnv, type StoreUnderTest } from './harness.js';
 import { addToCart, APPROVE_CARD, checkout, fillCard, staffView, waitForHeading, waitForState } from './shopper.js';
 
 describe.skipIf(!HAS_CHROMIUM)('APM and hosted page journeys in the demo store (Chromium)', () => {
+  const env = useJourneyEnv({ store: {} });
   let browser: Browser;
   let store: StoreUnderTest;
-
-  const cleanups: (() => Promise<void>)[] = [];
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    cleanups.push(() => browser.close());
-    store = await startStore();
-    cleanups.push(() => store.close());
-  });
-
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
+  beforeAll(() => {
+    ({ browser, stores: { store } } = env);
   });
 
   it('pays with iDEAL: the issuer approves and the shopper comes back to a paid order', async () => {

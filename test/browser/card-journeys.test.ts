@@ -4,25 +4,16 @@
  * its events, and that no page logged an error or broke the CSP.
  */
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_CHROMIUM, launchBrowser, newShopper, startStore, type StoreUnderTest } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HAS_CHROMIUM, newShopper, useJourneyEnv, type StoreUnderTest } from './harness.js';
 import { addToCart, APPROVE_CARD, buyWithCard, CHALLENGE_CARD, checkout, payByCard, staffView, waitForHeading, waitForState } from './shopper.js';
 
 describe.skipIf(!HAS_CHROMIUM)('card journeys in the demo store (Chromium)', () => {
+  const env = useJourneyEnv({ store: {} });
   let browser: Browser;
   let store: StoreUnderTest;
-
-  const cleanups: (() => Promise<void>)[] = [];
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    cleanups.push(() => browser.close());
-    store = await startStore();
-    cleanups.push(() => store.close());
-  });
-
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
+  beforeAll(() => {
+    ({ browser, stores: { store } } = env);
   });
 
   it('buys with the approving card: paid at once, listed in the shopper\'s orders, nothing stored but the masked card', async () => {

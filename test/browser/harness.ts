@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { startDemoStore, type RunningDemoStore } from '../../examples/demo-store/listen.js';
 import type { DemoStoreOptions } from '../../examples/demo-store/app.js';
 
@@ -33,7 +34,7 @@ export interface StoreUnderTest extends RunningDemoStore {
   dir: string;
 }
 
-export async function startStore(options: Partial<Omit<DemoStoreOptions, 'publicUrl'>> = {}): Promise<StoreUnderTest> {
+export async function startStore(options: StoreOptions = {}): Promise<StoreUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), 'demo-browser-'));
   const running = await startDemoStore({
     port: 0,
@@ -53,6 +54,35 @@ export async function startStore(options: Partial<Omit<DemoStoreOptions, 'public
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+export type StoreOptions = Partial<Omit<DemoStoreOptions, 'publicUrl'>>;
+
+export interface JourneyEnv<K extends string> {
+  browser: Browser;
+  stores: Record<K, StoreUnderTest>;
+}
+
+/**
+ * One Chromium and the named demo stores for the enclosing describe block: started before its
+ * tests, closed after them in reverse order. The fields are filled once the hooks have run.
+ */
+export function useJourneyEnv<K extends string>(storeOptions: Record<K, StoreOptions>): JourneyEnv<K> {
+  const env = { stores: {} } as JourneyEnv<K>;
+  const cleanups: (() => Promise<void>)[] = [];
+  beforeAll(async () => {
+    env.browser = await launchBrowser();
+    cleanups.push(() => env.browser.close());
+    for (const name of Object.keys(storeOptions) as K[]) {
+      const store = await startStore(storeOptions[name]);
+      cleanups.push(() => store.close());
+      env.stores[name] = store;
+    }
+  });
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+  return env;
 }
 
 /** A problem the page reported: a console error, an uncaught exception or a CSP violation. */
