@@ -1,8 +1,9 @@
 /**
  * The embedded default store: one SQLite file through better-sqlite3. WAL mode lets readers run
- * beside the single writer; every write is one IMMEDIATE transaction (the write lock is taken
- * up front, so two connections never deadlock upgrading a read), and busy_timeout makes other
- * connections, in this process or another, wait for it instead of failing.
+ * beside the single writer; writes are IMMEDIATE transactions (the write lock is taken up front,
+ * so two connections never deadlock upgrading a read), shared by the writes of one event-loop
+ * turn (group commit: one fsync for all, each write in its own savepoint), and busy_timeout makes
+ * other connections, in this process or another, wait for it instead of failing.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -19,9 +20,14 @@ import { guarded } from './sql/errors.js';
 import { rowToEvent, rowToOrder } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
 import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkPatch } from './sql/validate.js';
+import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
+import { createGroupCommit } from './sqlite-group-commit.js';
 import { migrateSqlite } from './sqlite-migrate.js';
 import { prepareStatements } from './sqlite-statements.js';
 import type { EventParams, OrderParams } from './sqlite-statements.js';
+
+/** Commits before the background checkpointer starts. */
+const CHECKPOINTER_AFTER_COMMITS = 64;
 
 /** Where the store keeps its file when neither `path` nor `database` is given (relative to the working directory). */
 export const DEFAULT_SQLITE_PATH = 'data/checkout.sqlite';
@@ -34,6 +40,11 @@ export interface SqliteStoreOptions {
   logger?: Logger;
   /** How long a write waits for another connection's write lock, in ms. Default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * Checkpoint the WAL from a background thread (default true for a file) instead of inside
+   * the commit that fills it; see sqlite-checkpointer.ts. Ignored for `:memory:`.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 export interface SqliteOrderStore extends OrderStore {
@@ -46,6 +57,7 @@ const optionsSchema = z.object({
   database: z.custom<BetterSqlite3.Database>((v) => typeof v === 'object' && v !== null && 'prepare' in v).optional(),
   logger: z.custom<Logger>((v) => typeof v === 'object' && v !== null && 'warn' in v).optional(),
   busyTimeoutMs: z.number().int().min(0).optional(),
+  backgroundCheckpoints: z.boolean().optional(),
 });
 
 const ADAPTER = 'SQLite';
@@ -118,18 +130,36 @@ function applyPatch(order: Order, patch: OrderPatch, now: number): Order {
   return next;
 }
 
+/** The event just inserted from `params`, as reading its row would give it. */
+function storedEvent(params: EventParams): OrderEvent {
+  return {
+    id: params.id,
+    orderId: params.orderId,
+    seq: params.seq,
+    type: params.type,
+    source: params.source as OrderEvent['source'],
+    fromState: params.fromState as OrderEvent['fromState'],
+    toState: params.toState as OrderEvent['toState'],
+    dedupeKey: params.dedupeKey,
+    actor: params.actor,
+    data: JSON.parse(params.data) as Record<string, unknown>,
+    createdAt: new Date(params.createdAt),
+  };
+}
+
 function seqOf(row: Row): number {
   return Number(row.last_event_seq);
 }
 
 export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrderStore {
-  const { path, database, logger = silentLogger, busyTimeoutMs = 5000 } = parseOptions(options);
+  const { path, database, logger = silentLogger, busyTimeoutMs = 5000, backgroundCheckpoints = true } = parseOptions(options);
   const owned = database === undefined;
   const db = database ?? openDatabase(path ?? DEFAULT_SQLITE_PATH);
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     if (!db.memory) db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
+    if (backgroundCheckpoints && !db.memory) db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     migrateSqlite(db, logger);
   } catch (error) {
     if (owned) db.close();
@@ -138,34 +168,28 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
   const s = prepareStatements(db);
 
   const read = (row: Row | undefined): Order | null => (row ? rowToOrder(row) : null);
-  const readEvent = (id: string): OrderEvent => {
-    const row = s.eventById.get(id);
-    if (!row) throw new KitError('ERR_STORE', 'An event vanished inside its own transaction');
-    return rowToEvent(row);
+
+  // Each runs inside a group-commit savepoint (sqlite-group-commit.ts), never on its own.
+  const transitionWork = (id: string, expectedVersion: number, patch: OrderPatch, event: NewEvent | undefined): TransitionResult => {
+    const row = s.byId.get(id);
+    if (!row) return { ok: false, current: null };
+    const current = rowToOrder(row);
+    if (current.version !== expectedVersion) return { ok: false, current };
+    if (event?.dedupeKey && s.eventByKey.get(id, event.dedupeKey)) return { ok: false, current };
+    const now = Date.now();
+    const seq = seqOf(row) + (event ? 1 : 0);
+    const next = applyPatch(current, patch, now);
+    const params = orderParams(next, seq);
+    if (s.updateOrder.run({ ...params, expectedVersion }).changes !== 1) return { ok: false, current };
+    // What was written, as a read would return it (data through JSON), without reading it back.
+    const order: Order = { ...next, data: JSON.parse(params.data) as Record<string, unknown> };
+    if (!event) return { ok: true, order, event: null };
+    const written = eventParams(id, seq, event, now);
+    s.insertEvent.run(written);
+    return { ok: true, order, event: storedEvent(written) };
   };
 
-  const transitionTx = db.transaction(
-    (id: string, expectedVersion: number, patch: OrderPatch, event: NewEvent | undefined): TransitionResult => {
-      const row = s.byId.get(id);
-      if (!row) return { ok: false, current: null };
-      const current = rowToOrder(row);
-      if (current.version !== expectedVersion) return { ok: false, current };
-      if (event?.dedupeKey && s.eventByKey.get(id, event.dedupeKey)) return { ok: false, current };
-      const now = Date.now();
-      const seq = seqOf(row) + (event ? 1 : 0);
-      const changed = s.updateOrder.run({ ...orderParams(applyPatch(current, patch, now), seq), expectedVersion }).changes;
-      if (changed !== 1) return { ok: false, current };
-      let stored: OrderEvent | null = null;
-      if (event) {
-        const params = eventParams(id, seq, event, now);
-        s.insertEvent.run(params);
-        stored = readEvent(params.id);
-      }
-      return { ok: true, order: rowToOrder(s.byId.get(id) ?? row), event: stored };
-    },
-  );
-
-  const appendTx = db.transaction((orderId: string, event: NewEvent): AppendResult => {
+  const appendWork = (orderId: string, event: NewEvent): AppendResult => {
     if (event.dedupeKey) {
       const existing = s.eventByKey.get(orderId, event.dedupeKey);
       if (existing) return { appended: false, existing: rowToEvent(existing) };
@@ -174,8 +198,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     if (!bumped) throw new KitError('ERR_ORDER_NOT_FOUND', 'No order with this id', { details: { orderId } });
     const params = eventParams(orderId, bumped.last_event_seq, event, Date.now());
     s.insertEvent.run(params);
-    return { appended: true, event: readEvent(params.id) };
-  });
+    return { appended: true, event: storedEvent(params) };
+  };
 
   /** The oldest due rows of each state, merged: `limit` rows in (updated_at, id) order. */
   const dueRows = (query: DueQuery, now: number): Row[] => {
@@ -186,12 +210,20 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     return rows.slice(0, query.limit);
   };
 
-  const claimTx = db.transaction((query: ClaimDue): Order[] => {
+  const claimWork = (query: ClaimDue): Order[] => {
     const now = Date.now();
     const rows = dueRows(query, now);
     for (const row of rows) s.setLease.run({ id: String(row.id), owner: query.owner, until: now + query.leaseMs });
     return rows.map(rowToOrder);
-  });
+  };
+  // Started once the store has committed a little: a store that barely writes needs no thread.
+  let checkpointer: Checkpointer | null = null;
+  let commitsUntilCheckpointer = CHECKPOINTER_AFTER_COMMITS;
+  const onCommit = (): void => {
+    if (checkpointer !== null) checkpointer.committed();
+    else if (--commitsUntilCheckpointer <= 0) checkpointer = startCheckpointer(db.name, logger);
+  };
+  const commits = createGroupCommit(db, backgroundCheckpoints && !db.memory ? onCommit : undefined);
 
   return {
     create: (order: NewOrder) =>
@@ -199,14 +231,17 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
         checkNewOrder(order);
         const createdAt = order.createdAt ?? new Date();
         const stored: Order = initialOrder(order, createdAt);
-        if (s.insertOrder.run(orderParams(stored, 0)).changes === 0) {
-          throw new KitError('ERR_ORDER_EXISTS', 'An order with this id or order number already exists', {
-            details: { orderNo: order.orderNo },
-          });
-        }
-        const row = s.byId.get(order.id);
-        if (!row) throw new KitError('ERR_STORE', 'A new order could not be read back', { details: { orderNo: order.orderNo } });
-        return rowToOrder(row);
+        const params = orderParams(stored, 0);
+        return commits.write(() => {
+          if (s.insertOrder.run(params).changes === 0) {
+            throw new KitError('ERR_ORDER_EXISTS', 'An order with this id or order number already exists', {
+              details: { orderNo: order.orderNo },
+            });
+          }
+          const row = s.byId.get(order.id);
+          if (!row) throw new KitError('ERR_STORE', 'A new order could not be read back', { details: { orderNo: order.orderNo } });
+          return rowToOrder(row);
+        });
       }),
     get: (id) => guarded(ADAPTER, 'get', () => read(s.byId.get(id))),
     getByOrderNo: (orderNo) => guarded(ADAPTER, 'getByOrderNo', () => read(s.byOrderNo.get(orderNo))),
@@ -216,23 +251,27 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
       guarded(ADAPTER, 'transition', () => {
         checkPatch(patch);
         if (event) checkEvent(event);
-        return transitionTx.immediate(id, expectedVersion, patch, event);
+        return commits.write(() => transitionWork(id, expectedVersion, patch, event));
       }),
     appendEvent: (orderId, event) =>
       guarded(ADAPTER, 'appendEvent', () => {
         checkEvent(event);
-        return appendTx.immediate(orderId, event);
+        return commits.write(() => appendWork(orderId, event));
       }),
     listEvents: (orderId) => guarded(ADAPTER, 'listEvents', () => s.listEvents.all(orderId).map(rowToEvent)),
     acquireLease: (orderId, owner, ttlMs) =>
       guarded(ADAPTER, 'acquireLease', () => {
         checkLease(owner, ttlMs);
-        const now = Date.now();
-        return s.acquireLease.run({ id: orderId, owner, until: now + ttlMs, now }).changes === 1;
+        return commits.write(() => {
+          const now = Date.now();
+          return s.acquireLease.run({ id: orderId, owner, until: now + ttlMs, now }).changes === 1;
+        });
       }),
     releaseLease: (orderId, owner) =>
       guarded(ADAPTER, 'releaseLease', () => {
-        s.releaseLease.run(orderId, owner);
+        return commits.write(() => {
+          s.releaseLease.run(orderId, owner);
+        });
       }),
     listDue: (query) =>
       guarded(ADAPTER, 'listDue', () => {
@@ -243,7 +282,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
       guarded(ADAPTER, 'claimDue', () => {
         checkDue(query);
         checkLease(query.owner, query.leaseMs);
-        return claimTx.immediate(query);
+        return commits.write(() => claimWork(query));
       }),
     list: (query: ListQuery) =>
       guarded(ADAPTER, 'list', () => {
@@ -260,7 +299,10 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
           .map(rowToOrder);
       }),
     close: () =>
-      guarded(ADAPTER, 'close', () => {
+      guarded(ADAPTER, 'close', async () => {
+        if (db.open) commits.flush();
+        await checkpointer?.close();
+        checkpointer = null;
         if (owned && db.open) db.close();
       }),
   };
