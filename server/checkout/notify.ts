@@ -64,11 +64,11 @@ function reply(res: Response, status: number, text: string): void {
   res.status(status).set('Cache-Control', 'no-store').type('text/plain').send(text);
 }
 
-export function createNotifyRoutes(ctx: KitContext): Router {
+/** Adds the routes to `router` (a new one by default) and returns it. */
+export function createNotifyRoutes(ctx: KitContext, router: Router = Router()): Router {
   const { gateway } = ctx.options;
   const keys = [gateway.signKey, ...gateway.verifyKeys].filter((k) => k.length > 0);
   const recipes = resolveRecipes(gateway.recipes);
-  const router = Router();
 
   async function findOrder(orderNo: string | undefined, transactionId: string | undefined): Promise<Order | null> {
     const byNo = orderNo !== undefined && orderNo !== '' ? await ctx.store.getByOrderNo(orderNo.slice(0, 50)) : null;
@@ -154,7 +154,7 @@ export function createNotifyRoutes(ctx: KitContext): Router {
         actor: 'gateway',
         confirm: ctx.options.confirmNotifications,
         data: summary(f),
-      });
+      }, { known: order });
       ctx.logger.info({ orderId: order.id, status: result.status, reason: result.reason, outcome }, 'checkout: notification handled');
       if (result.status === 'busy' || result.unconfirmed === true) {
         reply(res, 503, 'try again later');

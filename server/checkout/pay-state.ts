@@ -78,7 +78,7 @@ export async function markSubmitted(ctx: SubmitContext, order: Order, method: Pa
     data: { method },
     orderData: { submittedAt, method },
     method,
-  });
+  }, { known: order });
   if (submittedByThisCall(result)) return result.order;
   ctx.logger.info(
     { orderId: order.id, orderNo: order.orderNo, status: result.status, state: result.order?.state },

@@ -97,6 +97,12 @@ export interface ApplyOptions {
    * does after `claimDue`: the engine renews it and leaves releasing it to the caller.
    */
   leaseOwner?: string;
+  /**
+   * The order the fact names, as the caller read it just now (nothing awaited since but its own
+   * checks): saves the engine reading it again. Ignored unless its id is `fact.orderId`; a copy
+   * another writer has since changed is refused by the compare-and-set and read afresh.
+   */
+  known?: Order;
 }
 
 export interface TransitionInfo {

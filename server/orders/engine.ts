@@ -11,7 +11,7 @@ import { ConfigError } from '../errors.js';
 import { silentLogger } from '../logging.js';
 import { CONFIRMABLE_OUTCOMES, factEvent, factFromAnswer, mismatchOf, withGatewayAnswer } from './engine-facts.js';
 import type { EventContext } from './engine-facts.js';
-import type { ApplyResult, GatewayOrderFact, PaymentFact, ReconcileEngine, ReconcileEngineOptions } from './engine-types.js';
+import type { ApplyOptions, ApplyResult, GatewayOrderFact, PaymentFact, ReconcileEngine, ReconcileEngineOptions } from './engine-types.js';
 import { cardFree, parseFact } from './fact-schema.js';
 import { runHooks } from './hooks.js';
 import type { StoredChange } from './hooks.js';
@@ -98,19 +98,26 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     return { result: { status: 'busy', order, reason: 'the order kept changing under concurrent writers' } };
   }
 
-  async function settle(orderId: string, claim: PaymentFact): Promise<Settled> {
-    let order = await store.get(orderId);
+  /**
+   * `fresh`: the order as read just before, with nothing awaited since but this call's turn; it
+   * saves a read. The compare-and-set still refuses it if another process changed the order.
+   */
+  async function settle(orderId: string, claim: PaymentFact, fresh?: Order): Promise<Settled> {
+    let order = fresh ?? (await store.get(orderId));
     if (!order) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
 
     const claimMismatch = mismatchOf(order, claim);
     if (claimMismatch !== null) return flagMismatch(order, claim, claimMismatch, undefined);
-    if (claim.dedupeKey !== undefined && (await seen(order.id, claim.dedupeKey))) {
+    const confirming = claim.confirm === true && CONFIRMABLE_OUTCOMES.has(claim.outcome);
+    // Checked up front only before asking the gateway; otherwise the store refuses a repeated
+    // dedupe key in the same atomic write, and a refusal is told apart below.
+    if (confirming && claim.dedupeKey !== undefined && (await seen(order.id, claim.dedupeKey))) {
       return { result: { status: 'duplicate', order, reason: 'this fact was already recorded' } };
     }
 
     let fact = claim;
     let confirmed: EventContext['confirmed'];
-    if (claim.confirm === true && CONFIRMABLE_OUTCOMES.has(claim.outcome)) {
+    if (confirming) {
       const answer = await queryGateway(order.orderNo);
       if (!answer) {
         // No dedupe key: a retried notification must be applied once the gateway knows the order.
@@ -144,6 +151,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
         // Without a key, one record per (version, outcome): a poller repeating it adds nothing.
         const dedupeKey = fact.dedupeKey ?? `rejected:${order.version}:${plan.fact.outcome}`;
         const appended = await store.appendEvent(order.id, event({ type: 'rejected', fact: plan.fact, order, reason: plan.reason, confirmed, dedupeKey }));
+        if (!appended.appended && fact.dedupeKey !== undefined) return done({ result: { status: 'duplicate', order, reason: 'this fact was already recorded' } });
         return done({ result: { status: 'rejected', order, event: appended.appended ? appended.event : undefined, reason: plan.reason } });
       }
       if (plan.kind === 'noop') {
@@ -172,13 +180,14 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     return done({ result: { status: 'busy', order, reason: 'the order kept changing under concurrent writers' } });
   }
 
-  async function apply(input: PaymentFact, applyOptions: { leaseOwner?: string } = {}): Promise<ApplyResult> {
+  async function apply(input: PaymentFact, applyOptions: ApplyOptions = {}): Promise<ApplyResult> {
     const fact = parseFact(input);
-    const found = await resolve(fact);
+    const known = applyOptions.known;
+    const found = known !== undefined && known.id === fact.orderId ? known : await resolve(fact);
     if (!found) return { status: 'not_found', order: null, reason: 'no order matches this fact' };
     const settled = needsLease(fact, applyOptions.leaseOwner)
       ? await locks.run(found.id, applyOptions.leaseOwner ?? `${owner}#${++calls}`, applyOptions.leaseOwner !== undefined, () => settle(found.id, fact))
-      : await locks.serial(found.id, () => settle(found.id, fact));
+      : await locks.serial(found.id, (waited) => settle(found.id, fact, waited ? undefined : found));
     if (settled === BUSY) return { status: 'busy', order: found, reason: 'another process holds the order lease' };
     logger.debug(
       { orderId: found.id, orderNo: found.orderNo, source: fact.source, outcome: fact.outcome, status: settled.result.status },

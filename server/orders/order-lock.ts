@@ -28,9 +28,10 @@ export interface OrderLocks {
   run<T>(orderId: string, owner: string, keepLease: boolean, fn: () => Promise<T>): Promise<T | typeof BUSY>;
   /**
    * Runs `fn` holding the order's local lock only: callers of this process wait their turn, other
-   * processes are kept out by the compare-and-set `fn` does, not by a lease.
+   * processes are kept out by the compare-and-set `fn` does, not by a lease. `fn` learns whether
+   * it had to wait behind another call for the order (what it read before may then be stale).
    */
-  serial<T>(orderId: string, fn: () => Promise<T>): Promise<T>;
+  serial<T>(orderId: string, fn: (waited: boolean) => Promise<T>): Promise<T>;
 }
 
 const NOT_ACQUIRED = Symbol('not acquired');
@@ -40,8 +41,9 @@ export function createOrderLocks(options: OrderLockOptions): OrderLocks {
   const tails = new Map<string, Promise<void>>();
 
   /** Runs `step` once every earlier call for this order in this process has finished its own. */
-  async function queued<T>(orderId: string, step: () => Promise<T>): Promise<T> {
-    const previous = tails.get(orderId) ?? Promise.resolve();
+  async function queued<T>(orderId: string, step: (waited: boolean) => Promise<T>): Promise<T> {
+    const busy = tails.get(orderId);
+    const previous = busy ?? Promise.resolve();
     let unlock = (): void => undefined;
     const mine = new Promise<void>((resolve) => {
       unlock = resolve;
@@ -50,7 +52,7 @@ export function createOrderLocks(options: OrderLockOptions): OrderLocks {
     tails.set(orderId, tail);
     await previous;
     try {
-      return await step();
+      return await step(busy !== undefined);
     } finally {
       unlock();
       if (tails.get(orderId) === tail) tails.delete(orderId);

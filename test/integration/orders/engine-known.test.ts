@@ -1,0 +1,91 @@
+/**
+ * `apply(fact, { known })`: the caller's fresh copy of the order saves the engine's reads, and a
+ * stale copy is never trusted past the compare-and-set. Repeated facts are still told apart as
+ * duplicates without the up-front event scan.
+ */
+import { describe, expect, it } from 'vitest';
+import { createReconcileEngine } from '../../../server/orders/engine.js';
+import type { OrderStore } from '../../../server/orders/store.js';
+import { createMemoryStore } from '../../../server/orders/stores/memory.js';
+import { makeOrder, recordingHooks } from './fixtures.js';
+
+/** The memory store, counting reads of single orders and of event lists. */
+function countingStore(): { store: OrderStore; reads: { get: number; listEvents: number } } {
+  const inner = createMemoryStore();
+  const reads = { get: 0, listEvents: 0 };
+  const store: OrderStore = {
+    ...inner,
+    get: (id) => {
+      reads.get++;
+      return inner.get(id);
+    },
+    listEvents: (id) => {
+      reads.listEvents++;
+      return inner.listEvents(id);
+    },
+  };
+  return { store, reads };
+}
+
+describe('reconcile engine: the caller\'s copy of the order', () => {
+  it('applies a fact without reading the order again when the caller passes it', async () => {
+    const { store, reads } = countingStore();
+    const rec = recordingHooks();
+    const engine = createReconcileEngine({ store, hooks: rec.hooks });
+    const order = await makeOrder(store);
+    reads.get = 0;
+    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', amount: 1000, currency: 'EUR', dedupeKey: 'n-1' }, { known: order });
+    expect(result).toMatchObject({ status: 'applied', order: { state: 'paid', version: 1 } });
+    expect(reads).toEqual({ get: 0, listEvents: 0 });
+    expect(rec.count('onPaid')).toBe(1);
+  });
+
+  it('reads the order once without a copy (not once to find it and again to settle it)', async () => {
+    const { store, reads } = countingStore();
+    const engine = createReconcileEngine({ store });
+    const order = await makeOrder(store);
+    reads.get = 0;
+    await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', amount: 1000, currency: 'EUR', dedupeKey: 'n-1' });
+    expect(reads.get).toBe(1);
+  });
+
+  it('ignores a copy of another order', async () => {
+    const { store } = countingStore();
+    const engine = createReconcileEngine({ store });
+    const order = await makeOrder(store);
+    const other = await makeOrder(store);
+    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', amount: 1000, currency: 'EUR' }, { known: other });
+    expect(result).toMatchObject({ status: 'applied', order: { id: order.id, state: 'paid' } });
+    expect(await store.get(other.id)).toMatchObject({ state: 'created', version: 0 });
+  });
+
+  it('re-plans from the stored order when the copy is stale', async () => {
+    const { store } = countingStore();
+    const rec = recordingHooks();
+    const engine = createReconcileEngine({ store, hooks: rec.hooks });
+    const stale = await makeOrder(store);
+    // Another writer moved the order to pending after the caller read it.
+    await engine.apply({ orderId: stale.id, source: 'pay', outcome: 'pending', dedupeKey: 'pay:submitted' });
+    const result = await engine.apply({ orderId: stale.id, source: 'notify', outcome: 'approved', amount: 1000, currency: 'EUR', dedupeKey: 'n-1' }, { known: stale });
+    expect(result).toMatchObject({ status: 'applied', order: { state: 'paid', version: 2 } });
+    expect((await store.listEvents(stale.id)).map((e) => [e.fromState, e.toState])).toEqual([['created', 'pending'], ['pending', 'paid']]);
+    expect(rec.count('onPaid')).toBe(1);
+  });
+
+  it('answers duplicate for a repeated fact whatever its plan: transition, no-op or rejection', async () => {
+    const { store } = countingStore();
+    const engine = createReconcileEngine({ store });
+    const order = await makeOrder(store);
+    const paid = { orderId: order.id, source: 'notify' as const, outcome: 'approved' as const, amount: 1000, currency: 'EUR', dedupeKey: 'paid-1' };
+    expect((await engine.apply(paid)).status).toBe('applied');
+    expect((await engine.apply(paid)).status).toBe('duplicate');
+    // A failure after the payment is rejected by the state machine once, then a duplicate.
+    const failed = { orderId: order.id, source: 'notify' as const, outcome: 'declined' as const, amount: 1000, currency: 'EUR', dedupeKey: 'failed-1' };
+    const first = await engine.apply(failed);
+    expect(['rejected', 'noop']).toContain(first.status);
+    expect((await engine.apply(failed)).status).toBe('duplicate');
+    const events = await store.listEvents(order.id);
+    expect(events.filter((e) => e.dedupeKey === 'paid-1')).toHaveLength(1);
+    expect(events.filter((e) => e.dedupeKey === 'failed-1')).toHaveLength(1);
+  });
+});
