@@ -87,7 +87,8 @@ function shopperValues(body: unknown): PayFormState['values'] {
   return { first_name: text('first_name'), last_name: text('last_name'), payment_method: text('payment_method') };
 }
 
-export function createPayRoutes(ctx: KitContext): Router {
+/** Adds the routes to `router` (a new one by default) and returns it. */
+export function createPayRoutes(ctx: KitContext, router: Router = Router()): Router {
   const pages = createPayPages();
   const payView = compileView('pay');
   const csrf = payCsrf(ctx);
@@ -132,8 +133,7 @@ export function createPayRoutes(ctx: KitContext): Router {
     });
   }
 
-  const router = Router();
-  router.use(createAssetRoutes());
+  createAssetRoutes(router);
 
   router.get('/pay/:token', cspMiddleware(formActions), async (req, res) => {
     const order = await orderForToken(ctx, pages, req, res);

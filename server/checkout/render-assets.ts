@@ -9,8 +9,8 @@ import { PUBLIC_DIR } from './render.js';
 /** How long browsers and proxies may keep an asset (names are not fingerprinted, so not forever). */
 export const ASSET_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
-export function createAssetRoutes(): Router {
-  const router = Router();
+/** Adds the asset route to `router` (a new one by default) and returns it. */
+export function createAssetRoutes(router: Router = Router()): Router {
   router.use(
     '/assets',
     express.static(PUBLIC_DIR, {

@@ -95,10 +95,10 @@ export function createMessagePage(): (req: Parameters<typeof sendPage>[0], res: 
   };
 }
 
-export function createResultRoutes(ctx: KitContext): Router {
+/** Adds the routes to `router` (a new one by default) and returns it. */
+export function createResultRoutes(ctx: KitContext, router: Router = Router()): Router {
   const view = compileView('result');
   const message = createMessagePage();
-  const router = Router();
   router.get('/result/:token', cspMiddleware(), async (req, res) => {
     const token = req.params.token;
     const claim = typeof token === 'string' ? ctx.tokens.verify(token, 'result') : null;

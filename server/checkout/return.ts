@@ -43,10 +43,10 @@ async function hintFields(req: Request): Promise<Record<string, string>> {
   return kept;
 }
 
-export function createReturnRoutes(ctx: KitContext): Router {
+/** Adds the routes to `router` (a new one by default) and returns it. */
+export function createReturnRoutes(ctx: KitContext, router: Router = Router()): Router {
   const message = createMessagePage();
   const csp = cspMiddleware();
-  const router = Router();
 
   const handle = (purpose: Purpose) => async (req: Request<{ token: string }>, res: Response): Promise<void> => {
     const claim = ctx.tokens.verify(req.params.token, purpose);

@@ -36,11 +36,12 @@ const MESSAGES: Record<number, [string, string]> = {
 };
 
 export function createCheckoutRouter(ctx: KitContext): Router {
+  // One flat router (no nested routers to walk through), the busiest route first.
   const router = Router();
-  router.use(createPayRoutes(ctx)); // pay pages and /assets
-  router.use(createReturnRoutes(ctx));
-  router.use(createResultRoutes(ctx));
-  router.use(createNotifyRoutes(ctx));
+  createNotifyRoutes(ctx, router);
+  createPayRoutes(ctx, router); // pay pages and /assets
+  createReturnRoutes(ctx, router);
+  createResultRoutes(ctx, router);
 
   const message = createMessagePage();
   const csp = cspMiddleware();
