@@ -4,13 +4,13 @@
  * takes GET and POST alike); the pay page's form-action lists the gateway's origin because
  * browsers check form-action against the redirect that follows a form POST.
  */
-import type { ApmPaymentInput } from '../gateway/operations/payment-inputs.js';
+import type { SignedAuthorise } from '../gateway/operations/payments.js';
 import { applyAuthorise, handlePayError, type PayFlow } from './pay-flow.js';
 
-export async function payByApm(flow: PayFlow, input: ApmPaymentInput): Promise<void> {
+export async function payByApm(flow: PayFlow, request: SignedAuthorise): Promise<void> {
   let issuerUrl: string | null;
   try {
-    const result = await flow.ctx.client.payments.authoriseApm(input);
+    const result = await flow.ctx.client.payments.sendAuthorise(request);
     issuerUrl = await applyAuthorise(flow, result);
   } catch (error) {
     await handlePayError(flow, error);

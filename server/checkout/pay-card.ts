@@ -4,13 +4,13 @@
  * The card data lives only in this request: it is never stored, logged or rendered back.
  */
 import { applyAuthorise, handlePayError, type PayFlow } from './pay-flow.js';
-import type { DirectPaymentInput } from '../gateway/operations/payment-inputs.js';
+import type { SignedAuthorise } from '../gateway/operations/payments.js';
 
-export async function payByCard(flow: PayFlow, input: DirectPaymentInput): Promise<void> {
+export async function payByCard(flow: PayFlow, request: SignedAuthorise): Promise<void> {
   const { ctx, order, pages, req, res } = flow;
   let issuerUrl: string | null;
   try {
-    const result = await ctx.client.payments.authorise(input);
+    const result = await ctx.client.payments.sendAuthorise(request);
     issuerUrl = await applyAuthorise(flow, result);
   } catch (error) {
     await handlePayError(flow, error);

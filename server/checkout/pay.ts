@@ -9,8 +9,7 @@
  * Card number, CVV and expiry are never stored, logged or rendered back.
  */
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import type { z } from 'zod';
-import { apmPaymentInputSchema, directPaymentInputSchema } from '../gateway/operations/payment-inputs.js';
+import { ValidationError } from '../errors.js';
 import type { CheckoutForm } from '../gateway/operations/payments.js';
 import type { Order } from '../orders/types.js';
 import type { KitContext } from './context.js';
@@ -42,42 +41,43 @@ type Prepared =
   | { ok: true; run: Run }
   | { ok: false; shopperErrors: Record<string, string> | null; fields: string[] };
 
-function checked(schema: z.ZodType, input: unknown, run: Run): Prepared {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return { ok: true, run };
-  const fields = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? '(input)')))];
-  if (fields.every((f) => SHOPPER_FIELDS.has(f))) {
+/**
+ * Turns a refused request into the shopper's field errors when the shopper typed every field at
+ * fault (card and APM forms), or names the order's broken fields.
+ */
+function refused(error: unknown, typedByShopper: boolean): Prepared {
+  if (!(error instanceof ValidationError)) throw error;
+  const fields = [...new Set(error.issues.map((i) => i.field.split(/[.[]/)[0] ?? '(input)'))];
+  if (typedByShopper && fields.every((f) => SHOPPER_FIELDS.has(f))) {
     return { ok: false, shopperErrors: Object.fromEntries(fields.map((f) => [f, 'Check this field and try again'])), fields };
   }
   return { ok: false, shopperErrors: null, fields };
 }
 
-/** Builds and checks the gateway request before anything is marked or sent. */
+/** Builds, checks and signs the gateway request before anything is marked or sent. */
 function prepare(ctx: KitContext, req: Request, order: Order, data: PayOrderData, body: PayBody): Prepared {
   const { data: device, dropped } = deviceData(req, req.body);
   if (dropped.length > 0) ctx.logger.debug({ orderId: order.id, dropped }, 'Device fields dropped');
-  if (body.method === 'card') {
-    const input = directRequest(ctx, order, data, device, body);
-    return checked(directPaymentInputSchema, input, (flow) => payByCard({ ...flow, device }, input));
-  }
-  if (body.method === 'apm') {
-    const input = apmRequest(ctx, order, data, device, body);
-    return checked(apmPaymentInputSchema, input, (flow) => payByApm({ ...flow, device }, input));
-  }
-  let form: CheckoutForm;
   try {
-    form = ctx.client.payments.checkoutForm(checkoutRequest(ctx, order, data, device));
+    if (body.method === 'card') {
+      const request = ctx.client.payments.signAuthorise(directRequest(ctx, order, data, device, body));
+      return { ok: true, run: (flow) => payByCard({ ...flow, device }, request) };
+    }
+    if (body.method === 'apm') {
+      const request = ctx.client.payments.signAuthoriseApm(apmRequest(ctx, order, data, device, body));
+      return { ok: true, run: (flow) => payByApm({ ...flow, device }, request) };
+    }
+    const form: CheckoutForm = ctx.client.payments.checkoutForm(checkoutRequest(ctx, order, data, device));
+    return {
+      ok: true,
+      run: (flow) => {
+        payOnHostedPage({ ...flow, device }, form);
+        return Promise.resolve();
+      },
+    };
   } catch (error) {
-    const field = error instanceof Error && 'field' in error ? String(error.field) : '(input)';
-    return { ok: false, shopperErrors: null, fields: [field] };
+    return refused(error, body.method !== 'hosted');
   }
-  return {
-    ok: true,
-    run: (flow) => {
-      payOnHostedPage({ ...flow, device }, form);
-      return Promise.resolve();
-    },
-  };
 }
 
 function shopperValues(body: unknown): PayFormState['values'] {

@@ -24,9 +24,23 @@ export interface CheckoutForm {
   fields: Record<string, string>;
 }
 
+/**
+ * An authorise request validated and signed but not sent: lets a caller refuse bad input before
+ * it records anything, then send exactly what it checked. Holds card data: keep it in scope only.
+ */
+export interface SignedAuthorise {
+  readonly wire: SignedWire;
+}
+
 export interface PaymentsApi {
   authorise(input: DirectPaymentInput, options?: CallOptions): Promise<AuthoriseResult>;
   authoriseApm(input: ApmPaymentInput, options?: CallOptions): Promise<AuthoriseResult>;
+  /** Validates and signs a direct card payment (ValidationError naming the fields otherwise). */
+  signAuthorise(input: DirectPaymentInput): SignedAuthorise;
+  /** Validates and signs an APM payment. */
+  signAuthoriseApm(input: ApmPaymentInput): SignedAuthorise;
+  /** Sends a signed authorise request: `authorise(input)` is `sendAuthorise(signAuthorise(input))`. */
+  sendAuthorise(request: SignedAuthorise, options?: CallOptions): Promise<AuthoriseResult>;
   checkoutForm(input: CheckoutInput): CheckoutForm;
   /** POSTs the checkout request from the server and returns the gateway's HTML page. */
   checkoutPage(input: CheckoutInput, options?: CallOptions): Promise<string>;
@@ -96,12 +110,19 @@ async function authoriseWith(
 export function createPaymentsApi(ctx: ClientContext): PaymentsApi {
   return {
     async authorise(input, options) {
-      const wire = buildSigned(ctx, 'authorise', directPaymentInputSchema, input);
-      return authoriseWith(ctx, wire, options);
+      return authoriseWith(ctx, buildSigned(ctx, 'authorise', directPaymentInputSchema, input), options);
     },
     async authoriseApm(input, options) {
-      const wire = buildSigned(ctx, 'authorise', apmPaymentInputSchema, input);
-      return authoriseWith(ctx, wire, options);
+      return authoriseWith(ctx, buildSigned(ctx, 'authorise', apmPaymentInputSchema, input), options);
+    },
+    signAuthorise(input) {
+      return { wire: buildSigned(ctx, 'authorise', directPaymentInputSchema, input) };
+    },
+    signAuthoriseApm(input) {
+      return { wire: buildSigned(ctx, 'authorise', apmPaymentInputSchema, input) };
+    },
+    async sendAuthorise(request, options) {
+      return authoriseWith(ctx, request.wire, options);
     },
     checkoutForm(input) {
       const wire = buildSigned(ctx, 'checkout', checkoutInputSchema, input);
