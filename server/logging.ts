@@ -19,6 +19,26 @@ const SECRET_FIELDS = new Set([
   'expiration_month', 'expiration_year', 'expiry', 'exp_month', 'exp_year', 'cardexpiremonth', 'cardexpireyear',
   'sign_key', 'signkey', 'signkeys', 'verifykeys', 'password', 'secret', 'authorization', 'cookie',
 ]);
+/** Matches JSON text holding a key `redact` removes, whatever the case. */
+const SECRET_KEY_IN_JSON_RE = new RegExp(`"(?:${[...SECRET_FIELDS].join('|')})":`, 'i');
+/** Any run of 13+ digits (spaces or dashes between), wider than what maskCardNumbers looks at. */
+const ANY_DIGIT_RUN_RE = /\d(?:[ -]?\d){12}/;
+
+/**
+ * True when `redact(JSON.parse(json))` would change nothing: no secret key, no long digit run, not
+ * nested deep enough to be cut. A cheap test on text already serialised, so the common case
+ * (event data without anything secret) skips the deep copy.
+ */
+export function jsonNeedsNoRedaction(json: string): boolean {
+  if (ANY_DIGIT_RUN_RE.test(json) || SECRET_KEY_IN_JSON_RE.test(json)) return false;
+  let open = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if ((c === 123 || c === 91) && ++open > 12) return false;
+  }
+  return true;
+}
+
 /** Masked card numbers the gateway returns are safe to keep under these names. */
 const MASKED_CARD_RE = /^\d{4,6}\*{2,}\d{4}$/;
 // Not inside an identifier: the gateway's transaction ids (SBX20261121052009…) carry long digit runs.

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { zodIssuesToFields } from '../gateway/schemas/common.js';
-import { maskCardNumbers, redact } from '../logging.js';
+import { jsonNeedsNoRedaction, maskCardNumbers, redact } from '../logging.js';
 import type { Logger } from '../logging.js';
 import type { PaymentFact } from './engine-types.js';
 import type { PaymentMethodKind } from './types.js';
@@ -85,8 +85,10 @@ export function parseFact(input: PaymentFact): PaymentFact {
  */
 export function cardFree(data: Record<string, unknown> | undefined, logger: Logger): Record<string, unknown> {
   if (data === undefined) return {};
-  const clean = redact(JSON.parse(JSON.stringify(data)) as unknown) as Record<string, unknown>;
-  if (JSON.stringify(clean) !== JSON.stringify(data)) {
+  const json = JSON.stringify(data);
+  if (jsonNeedsNoRedaction(json)) return JSON.parse(json) as Record<string, unknown>;
+  const clean = redact(JSON.parse(json) as unknown) as Record<string, unknown>;
+  if (JSON.stringify(clean) !== json) {
     logger.warn({ fields: Object.keys(data) }, 'Card data removed from order event data');
   }
   return clean;

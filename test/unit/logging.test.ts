@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { maskCardNumbers, redact, redactingLogger, silentLogger, type Logger } from '../../server/logging.js';
+import { jsonNeedsNoRedaction, maskCardNumbers, redact, redactingLogger, silentLogger, type Logger } from '../../server/logging.js';
 
 const PAN = '4111111111111111';
 
@@ -62,5 +63,37 @@ describe('redactingLogger', () => {
     const inner: Logger = { ...silentLogger, info };
     redactingLogger(inner).info({ body: { card: PAN, security_code: '737' } }, `paying with ${PAN}`);
     expect(info).toHaveBeenCalledWith({ body: { card: '[REDACTED]', security_code: '[REDACTED]' } }, 'paying with [REDACTED CARD]');
+  });
+});
+
+describe('jsonNeedsNoRedaction', () => {
+  const digits = fc.stringMatching(/^\d{10,19}$/);
+  const text = fc.oneof(fc.string(), digits, fc.constantFrom('4242 4242 4242 4242', 'x\n4242424242424242', '424242******4242'));
+  const key = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('card', 'CVV', 'security_code', 'Expiry', 'note', 'cardx'));
+  const data = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null), tie('object'), tie('array')),
+    object: fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+    array: fc.array(tie('value'), { maxLength: 3 }),
+  })).object;
+
+  it('only says "nothing to redact" when redact would indeed change nothing', () => {
+    fc.assert(
+      fc.property(data, (value) => {
+        const json = JSON.stringify(value);
+        const plain = JSON.parse(json) as unknown;
+        if (jsonNeedsNoRedaction(json)) expect(redact(plain)).toEqual(plain);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('sends card numbers, secret keys and deep nesting to the full redaction', () => {
+    expect(jsonNeedsNoRedaction(JSON.stringify({ note: 'call 4242 4242 4242 4242' }))).toBe(false);
+    expect(jsonNeedsNoRedaction(JSON.stringify({ note: 'line\n4242424242424242' }))).toBe(false);
+    expect(jsonNeedsNoRedaction(JSON.stringify({ nested: { CVV: '737' } }))).toBe(false);
+    let deep: unknown = 'x';
+    for (let i = 0; i < 13; i++) deep = { deep };
+    expect(jsonNeedsNoRedaction(JSON.stringify(deep))).toBe(false);
+    expect(jsonNeedsNoRedaction(JSON.stringify({ resultCode: '0000', card: undefined, orderNo: 'A-1', amount: 2500 }))).toBe(true);
   });
 });
