@@ -30,7 +30,10 @@ export interface CheckoutKit {
   store: OrderStore;
   /** Creates the order server-side and returns the URL to send the shopper to. */
   createPayment(input: CreatePaymentInput): Promise<CreatePaymentResult>;
-  /** Stops the sweeper and closes the store the kit created itself (never one you passed). */
+  /**
+   * Stops the sweeper, releases the gateway client's idle connections and closes the store, each
+   * only when the kit created it itself (never a client or store you passed).
+   */
   close(): Promise<void>;
   /** The context the handlers share (validated options, tokens, urls…), for custom routes. */
   context: KitContext;
@@ -93,6 +96,7 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
     close() {
       closed ??= (async () => {
         await sweeper.stop();
+        if (options.client === undefined) client.close();
         if (ownStore) await store.close?.();
       })();
       return closed;

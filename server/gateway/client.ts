@@ -17,6 +17,7 @@ import { createSubscriptionsApi, type SubscriptionsApi } from './operations/subs
 import { createUpdateOrders, type UpdateOrderInput } from './operations/update-orders.js';
 import type { UpdateOrdersResultElement } from './schemas/batch.js';
 import { resolveRecipes, SIGNED_OPERATIONS, type SignatureRecipe, type SignedOperation } from './signing.js';
+import { fetchTransport, nodeTransport } from './transport.js';
 import { DEFAULT_JSON_CONTENT_TYPE } from './wire.js';
 
 export interface GatewayClientOptions {
@@ -28,7 +29,10 @@ export interface GatewayClientOptions {
   signKey: string;
   /** Extra keys accepted when verifying replies (key rotation). */
   verifyKeys?: string[];
-  /** Defaults to the global fetch (keep-alive connections are reused). */
+  /**
+   * Sends every request through this fetch instead of the client's own node:http transport
+   * (keep-alive connections, one pool per client).
+   */
   fetch?: typeof fetch;
   /** Per-call timeout; default 30 000 ms. */
   timeoutMs?: number;
@@ -56,6 +60,11 @@ export interface GatewayClient {
     orders: UpdateOrderInput[],
     options?: CallOptions,
   ): Promise<BatchItemResult<UpdateOrdersResultElement, UpdateOrderInput>[]>;
+  /**
+   * Releases the client's idle keep-alive connections; requests under way finish first and their
+   * connections then close. Nothing to release when a `fetch` was passed.
+   */
+  close(): void;
 }
 
 /** Every option name; the compiler keeps this in step with GatewayClientOptions. */
@@ -110,10 +119,14 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   if (!Number.isFinite(readRetries.baseDelayMs) || readRetries.baseDelayMs < 0) {
     throw new ConfigError('readRetries.baseDelayMs', 'must be zero or more milliseconds', 'set a delay such as 200');
   }
+  const baseUrl = normaliseBaseUrl(options.baseUrl);
+  // One transport per client: its keep-alive pool lives as long as the client (an agent holds no
+  // socket before its first request, so a later ConfigError leaks nothing).
+  const transport = options.fetch === undefined ? nodeTransport(baseUrl) : fetchTransport(options.fetch);
   const ctx: ClientContext = {
     core: {
-      baseUrl: normaliseBaseUrl(options.baseUrl),
-      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      baseUrl,
+      transport,
       timeoutMs: positiveInt(options.timeoutMs, 30_000, 'timeoutMs', 600_000),
       jsonContentType: options.jsonContentType ?? DEFAULT_JSON_CONTENT_TYPE,
       // Nothing to redact for when nothing is logged: the silent logger stays as it is.
@@ -136,5 +149,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     subscriptions: createSubscriptionsApi(ctx),
     optimise: createOptimise(ctx),
     updateOrders: createUpdateOrders(ctx),
+    close: () => {
+      transport.close();
+    },
   };
 }

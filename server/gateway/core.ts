@@ -9,6 +9,7 @@ import { GatewayError, KitError, ProtocolError, TransportError, type ErrorCode }
 import { maskCardNumbers, redact, silentLogger, type Logger } from '../logging.js';
 import { GATEWAY_ERROR_CODES } from './codes.js';
 import { gatewayErrorBodySchema, zodIssuesToFields } from './schemas/common.js';
+import { TransportFailure, type Transport, type TransportReply } from './transport.js';
 import { encodeBody, OPERATION_PATHS, type GatewayOperation } from './wire.js';
 
 export interface RetryPolicy {
@@ -20,7 +21,8 @@ export interface RetryPolicy {
 export interface CoreConfig {
   /** Without a trailing slash. */
   baseUrl: string;
-  fetch: typeof fetch;
+  /** Carries every request: node:http by default, or the caller's fetch. */
+  transport: Transport;
   timeoutMs: number;
   jsonContentType: string;
   /** Already redacting. */
@@ -42,17 +44,12 @@ export interface WireCall {
   timeoutMs?: number | undefined;
 }
 
-export interface WireReply {
-  status: number;
-  contentType: string;
-  text: string;
-}
+export type WireReply = TransportReply;
 
 /** Reads: safe to re-send. */
 export const RETRIED_OPERATIONS: ReadonlySet<GatewayOperation> = new Set(['retrievalTrans', 'retrievalRefund']);
 /** Operations that change nothing at the gateway: a lost answer leaves no unknown outcome. */
 const STATELESS_OPERATIONS: ReadonlySet<GatewayOperation> = new Set(['retrievalTrans', 'retrievalRefund', 'optimise']);
-const MAX_REPLY_BYTES = 1024 * 1024;
 
 export interface ErrorContext {
   operation: GatewayOperation;
@@ -64,24 +61,6 @@ export const describe = (ctx: ErrorContext): string =>
 
 const gatewayText = (value: string | undefined): string | undefined =>
   value === undefined ? undefined : maskCardNumbers(value).slice(0, 300);
-
-async function readLimited(response: Response): Promise<string> {
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_REPLY_BYTES) {
-      await reader.cancel();
-      throw new ProtocolError('ERR_PROTOCOL_MALFORMED', `Reply larger than ${MAX_REPLY_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 function transportError(error: unknown, timedOut: boolean, ctx: ErrorContext, timeoutMs: number): TransportError {
   const outcomeUnknown = !STATELESS_OPERATIONS.has(ctx.operation);
@@ -155,7 +134,6 @@ async function sendOnce(config: CoreConfig, call: WireCall, attempt: number): Pr
   const url = `${config.baseUrl}${OPERATION_PATHS[call.operation]}`;
   const encoded = encodeBody(call.operation, call.fields, config.jsonContentType);
   const timeoutMs = call.timeoutMs ?? config.timeoutMs;
-  const signal = AbortSignal.timeout(timeoutMs);
   const headers: Record<string, string> = {};
   if (encoded.contentType !== null) headers['content-type'] = encoded.contentType;
   // The bodies are copied and redacted for the debug lines only when something is logged.
@@ -168,11 +146,11 @@ async function sendOnce(config: CoreConfig, call: WireCall, attempt: number): Pr
   }
   let reply: WireReply;
   try {
-    const response = await config.fetch(url, { method: 'POST', headers, body: encoded.body, signal, redirect: 'manual' });
-    reply = { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await readLimited(response) };
+    reply = await config.transport.send({ url, headers, body: encoded.body, timeoutMs });
   } catch (error) {
     if (error instanceof KitError) throw error;
-    const mapped = transportError(error, signal.aborted, ctx, timeoutMs);
+    const mapped =
+      error instanceof TransportFailure ? transportError(error.cause, error.timedOut, ctx, timeoutMs) : transportError(error, false, ctx, timeoutMs);
     config.logger.warn({ event: 'gateway.transport_error', operation: call.operation, orderNo: call.orderNo, attempt, code: mapped.code }, mapped.message);
     throw mapped;
   }
