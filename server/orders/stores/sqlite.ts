@@ -7,7 +7,6 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
 import { z } from 'zod';
@@ -17,6 +16,7 @@ import type { Logger } from '../../logging.js';
 import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionResult } from '../store.js';
 import { initialOrder, type NewEvent, type NewOrder, type Order, type OrderEvent, type OrderPatch } from '../types.js';
 import { guarded } from './sql/errors.js';
+import { uuidV7 } from './sql/ids.js';
 import { rowToEvent, rowToOrder } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
 import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkPatch } from './sql/validate.js';
@@ -102,7 +102,7 @@ function orderParams(order: Order, lastEventSeq: number): OrderParams {
 
 function eventParams(orderId: string, seq: number, event: NewEvent, now: number): EventParams {
   return {
-    id: randomUUID(),
+    id: uuidV7(now),
     orderId,
     seq,
     type: event.type,
