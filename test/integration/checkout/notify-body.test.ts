@@ -1,0 +1,78 @@
+/**
+ * readPostedBody reading the stream itself: the whole body in order, a body that grows past the
+ * limit without declaring its length, and a sender that goes away mid-body.
+ */
+import { once } from 'node:events';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpError, readPostedBody } from '../../../server/checkout/notify-body.js';
+
+let server: Server | null = null;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  server = null;
+});
+
+/** A server whose one route reports what readPostedBody gave (or threw) to `seen`. */
+async function start(limit: number, seen: (outcome: { fields?: Record<string, string>; error?: unknown }) => void): Promise<number> {
+  const app = express();
+  app.post('/in', async (req, res) => {
+    try {
+      const { fields } = await readPostedBody(req, limit);
+      seen({ fields });
+      res.json(fields);
+    } catch (error) {
+      seen({ error });
+      if (!res.destroyed) res.status(error instanceof HttpError ? error.status : 500).end();
+    }
+  });
+  server = createServer(app);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return (server.address() as AddressInfo).port;
+}
+
+describe('readPostedBody over a raw stream', () => {
+  it('joins a body sent in many chunks', async () => {
+    let outcome: { fields?: Record<string, string> } = {};
+    const port = await start(64 * 1024, (o) => (outcome = o));
+    const req = request({ port, method: 'POST', path: '/in', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    for (const part of ['a=1', '&b=', 'two', '&c=', '3'.repeat(5000)]) req.write(part);
+    req.end();
+    const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
+    res.resume();
+    await once(res, 'end');
+    expect(res.statusCode).toBe(200);
+    expect(outcome.fields).toEqual({ a: '1', b: 'two', c: '3'.repeat(5000) });
+  });
+
+  it('refuses a chunked body that grows past the limit, and stops reading it', async () => {
+    const outcomes: { error?: unknown }[] = [];
+    const port = await start(1024, (o) => outcomes.push(o));
+    const req = request({ port, method: 'POST', path: '/in', headers: { 'content-type': 'text/plain' } });
+    req.on('error', () => undefined);
+    req.write('x'.repeat(800));
+    req.write('x'.repeat(800));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]?.error).toBeInstanceOf(HttpError);
+    expect((outcomes[0]?.error as HttpError).status).toBe(413);
+    req.destroy();
+  });
+
+  it('gives up on a sender that goes away mid-body', async () => {
+    const outcomes: { error?: unknown }[] = [];
+    const port = await start(64 * 1024, (o) => outcomes.push(o));
+    const req = request({ port, method: 'POST', path: '/in', headers: { 'content-type': 'text/plain', 'content-length': '1000' } });
+    req.on('error', () => undefined);
+    req.write('x'.repeat(100));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    req.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]?.error).toBeDefined();
+  });
+});
