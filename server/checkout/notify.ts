@@ -20,6 +20,7 @@ import { resolveRecipes, verifyMessage } from '../gateway/signing.js';
 import { MASKED_CARD_RE } from '../orders/fact-schema.js';
 import type { Order } from '../orders/types.js';
 import type { KitContext } from './context.js';
+import { sendNoStore } from './no-store.js';
 import { HttpError, readPostedBody } from './notify-body.js';
 
 const NOTIFY_BODY_LIMIT = 64 * 1024;
@@ -61,7 +62,7 @@ function summary(f: Readonly<Record<string, string | undefined>>): Record<string
 }
 
 function reply(res: Response, status: number, text: string): void {
-  res.status(status).set('Cache-Control', 'no-store').type('text/plain').send(text);
+  sendNoStore(res, status, 'text/plain; charset=utf-8', text);
 }
 
 /** Adds the routes to `router` (a new one by default) and returns it. */

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Request, Response } from 'express';
 import pug from 'pug';
+import { sendNoStore } from './no-store.js';
 import { cspNonce } from './security/csp.js';
 
 function findUp(relative: string): string {
@@ -58,5 +59,5 @@ export function pageLocals(req: Request, res: Response): PageLocals {
 /** Renders a checkout view as an HTML page that no cache keeps (it may carry tokens). */
 export function sendPage(req: Request, res: Response, view: View, locals: Record<string, unknown>, status = 200): void {
   const html = view({ ...pageLocals(req, res), ...locals });
-  res.status(status).set('Cache-Control', 'no-store').type('html').send(html);
+  sendNoStore(res, status, 'text/html; charset=utf-8', html);
 }

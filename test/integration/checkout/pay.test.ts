@@ -64,6 +64,9 @@ describe('GET /pay/:token', () => {
     const page = await new Browser().get(payUrl);
     expect(page.status).toBe(200);
     expect(page.headers.get('cache-control')).toBe('no-store');
+    // Never cached, so never hashed for an ETag either.
+    expect(page.headers.get('etag')).toBeNull();
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
 
     const policy = csp(page);
     const nonce = /'nonce-([^']+)'/.exec(policy.get('script-src') ?? '')?.[1];
