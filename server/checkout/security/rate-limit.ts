@@ -38,7 +38,9 @@ export function payRateLimit(options: PayRateLimitOptions): RateLimitRequestHand
   return rateLimit({
     windowMs,
     limit,
-    standardHeaders: 'draft-8',
+    // draft-7 `RateLimit` / `RateLimit-Policy` headers: draft-8 adds a partition key, a SHA-256
+    // of the client's key computed on every POST, for no use a shopper's browser has.
+    standardHeaders: 'draft-7',
     legacyHeaders: false,
     ...(options.store ? { store: options.store } : {}),
     handler: (req, res) => {

@@ -162,6 +162,8 @@ describe('rate limit on POST /pay', () => {
     expect(res.status).toBe(429);
     expect(res.html).toContain('Too many payment attempts');
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(res.headers.get('ratelimit')).toMatch(/^limit=\d+, remaining=0, reset=\d+$/);
+    expect(res.headers.get('ratelimit-policy')).toMatch(/^\d+;w=\d+$/);
     // A forged POST without CSRF is limited too (the limit runs first).
     expect((await new Browser().submit(page, form, cardFields(CARD.approve))).status).toBe(429);
     // Pages still load: only POST /pay is limited.
