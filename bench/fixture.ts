@@ -41,7 +41,6 @@ export function openSandbox(dir: string, captureMode: CaptureMode = 'auto'): { s
   });
   const { ledger } = sandbox;
   if (!(ledger instanceof LedgerStore)) throw new Error('the sandbox ledger has no write side');
-  ledger.database.db.pragma('journal_mode = WAL');
   return { sandbox, ledger };
 }
 
@@ -116,6 +115,8 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
       });
       await gateway.close();
       await sandbox.close();
+      // The kit closes only a store it created: this one (and its checkpoint thread) is ours.
+      await store.close();
       db.close();
     },
   };

@@ -58,6 +58,7 @@ async function seed(job: SeedJob): Promise<SeedOutput> {
     }
   }
   await kit.close();
+  await store.close();
   await sandbox.close();
   db.close();
   return output;

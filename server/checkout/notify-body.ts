@@ -7,6 +7,7 @@
  * and multipart bodies are understood; every value becomes a string.
  */
 import type { Request } from 'express';
+import { readBodyBytes } from '../read-body.js';
 
 export class HttpError extends Error {
   readonly status: number;
@@ -28,50 +29,10 @@ function consumed(req: Request): boolean {
   return req.readableEnded || (req.complete && !req.readable);
 }
 
-/** The body's bytes, read with stream events (an async iterator costs more than the read itself). */
-function readRaw(req: Request, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > limit) return Promise.reject(new HttpError(413, 'Request body too large'));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer | string): void => {
-      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      size += buf.length;
-      if (size > limit) {
-        done();
-        // An undeclared body past the limit: stop reading it at all.
-        req.destroy();
-        reject(new HttpError(413, 'Request body too large'));
-        return;
-      }
-      chunks.push(buf);
-    };
-    const onEnd = (): void => {
-      done();
-      resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error): void => {
-      done();
-      reject(error);
-    };
-    const onClose = (): void => {
-      // Closed before 'end': the sender went away mid-body.
-      done();
-      reject(new HttpError(400, 'Request body incomplete'));
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
-}
+const BODY_ERRORS = {
+  tooLarge: (): Error => new HttpError(413, 'Request body too large'),
+  incomplete: (): Error => new HttpError(400, 'Request body incomplete'),
+};
 
 function scalar(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
@@ -131,7 +92,7 @@ export async function readPostedBody(req: Request, limit: number): Promise<Poste
     return { raw: null, fields: fromObject(body) };
   }
   if (req.method === 'GET' || req.method === 'HEAD') return { raw: null, fields: {} };
-  const raw = await readRaw(req, limit);
+  const raw = await readBodyBytes(req, limit, BODY_ERRORS);
   const contentType = req.headers['content-type'] ?? '';
   if (/^multipart\/form-data/i.test(contentType)) return { raw, fields: await fromMultipart(raw, contentType) };
   return { raw, fields: fromText(raw.toString('utf8')) };

@@ -4,10 +4,11 @@
  * labelled JSON, genuine form bodies and multipart (parsing itself is the kit's `readWireBody`).
  * Bodies over the limit are refused with 413.
  */
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { ValidationError } from '../errors.js';
 import { GATEWAY_ERROR_CODES } from '../gateway/codes.js';
 import { readWireBody } from '../gateway/wire.js';
+import { readBodyBytes } from '../read-body.js';
 import { badInput, SandboxHttpError } from './http.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -22,26 +23,7 @@ export interface ParsedBody {
 const tooLarge = (): SandboxHttpError =>
   new SandboxHttpError(413, GATEWAY_ERROR_CODES.invalidInput, 'body', `request body is larger than ${BODY_LIMIT_BYTES} bytes`);
 
-async function readRaw(req: Request, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > limit) {
-    // Say no without reading megabytes; the connection is closed after the answer.
-    req.resume();
-    throw tooLarge();
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer | string>) {
-    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += buffer.length;
-    if (size > limit) {
-      req.resume();
-      throw tooLarge();
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
-}
+const BODY_ERRORS = { tooLarge, incomplete: (): Error => new Error('aborted') };
 
 /**
  * Form and multipart values carry nested objects and arrays as JSON text (capture_orders,
@@ -64,18 +46,20 @@ function withJsonValues(fields: Record<string, unknown>): Record<string, unknown
 }
 
 /** Reads and parses the request body (once per request). */
-export async function readBody(req: Request, limit = BODY_LIMIT_BYTES): Promise<ParsedBody> {
+export async function readBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<ParsedBody> {
   const preParsed: unknown = (req as { body?: unknown }).body;
   if (req.readableEnded && typeof preParsed === 'object' && preParsed !== null) {
     // A host app's own body parser already consumed the stream (the sandbox is mounted).
     return { fields: { ...(preParsed as Record<string, unknown>) }, kind: 'form' };
   }
-  const raw = await readRaw(req, limit);
+  const raw = await readBodyBytes(req, limit, BODY_ERRORS);
   const contentType = req.headers['content-type'] ?? '';
-  if (raw.toString('utf8').trim() === '') return { fields: {}, kind: 'empty' };
-  const kind: BodyKind = /^multipart\/form-data/i.test(contentType) ? 'multipart' : raw.toString('utf8').trimStart().startsWith('{') ? 'json' : 'form';
+  // Decoded once; only multipart needs the bytes themselves.
+  const text = raw.toString('utf8');
+  if (text.trim() === '') return { fields: {}, kind: 'empty' };
+  const kind: BodyKind = /^multipart\/form-data/i.test(contentType) ? 'multipart' : text.trimStart().startsWith('{') ? 'json' : 'form';
   try {
-    const fields = await readWireBody(raw, contentType);
+    const fields = await readWireBody(kind === 'multipart' ? raw : text, contentType);
     return { fields: kind === 'json' ? fields : withJsonValues(fields), kind };
   } catch (cause) {
     if (cause instanceof ValidationError) throw badInput('body', `request body ${cause.issues[0]?.message ?? 'is unreadable'}`);

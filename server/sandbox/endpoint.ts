@@ -2,26 +2,28 @@
  * The pipeline every /v1 endpoint runs: read the body, apply matching faults, run the handler,
  * write its reply. Handlers return a Reply value so faults can break, hold or drop it.
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
 import type { Logger } from '../logging.js';
 import { readBody } from './body.js';
-import type { SandboxContext } from './context.js';
+import type { RequestInfo, SandboxContext } from './context.js';
 import type { FaultTarget, SandboxOperation, StoredFaultRule } from './faults.js';
-import { errorReply, jsonReply, SandboxHttpError, sendReply, str, type Reply } from './http.js';
+import { errorReply, jsonReply, SandboxHttpError, sendReply, str, writeReply, type EtagFn, type Reply } from './http.js';
 
 /** How long a `timeout` fault holds a response: far beyond any client timeout. */
 export const TIMEOUT_HOLD_MS = 10 * 60 * 1000;
 
 /** Responses held or delayed by faults, released when the sandbox closes. */
 export class HeldResponses {
-  readonly #held = new Map<Response, NodeJS.Timeout>();
+  readonly #held = new Map<ServerResponse, NodeJS.Timeout>();
   readonly #waiting = new Set<() => void>();
   #closed = false;
 
-  hold(res: Response, reply: Reply): void {
+  /** Keeps `res` unanswered for TIMEOUT_HOLD_MS, then answers it with `send`. */
+  hold(res: ServerResponse, send: () => void): void {
     const timer = setTimeout(() => {
       this.#held.delete(res);
-      if (!res.headersSent) sendReply(res, reply);
+      if (!res.headersSent) send();
     }, TIMEOUT_HOLD_MS);
     timer.unref();
     this.#held.set(res, timer);
@@ -58,7 +60,7 @@ export class HeldResponses {
   }
 }
 
-export type EndpointHandler = (req: Request, fields: Record<string, unknown>) => Reply | Promise<Reply>;
+export type EndpointHandler = (req: RequestInfo, fields: Record<string, unknown>) => Reply | Promise<Reply>;
 
 /** Every order_no a request names: the field itself, batch elements, the query list. */
 function targetOf(fields: Readonly<Record<string, unknown>>): FaultTarget {
@@ -85,7 +87,7 @@ export function corrupt(reply: Reply): Reply {
   return { ...reply, body: reply.contentType.includes('xml') ? `${half}<respon<` : `${half}{"` };
 }
 
-async function runHandler(handler: EndpointHandler, req: Request, fields: Record<string, unknown>, logger: Logger, operation: string): Promise<Reply> {
+async function runHandler(handler: EndpointHandler, req: RequestInfo, fields: Record<string, unknown>, logger: Logger, operation: string): Promise<Reply> {
   try {
     return await handler(req, fields);
   } catch (error) {
@@ -95,45 +97,91 @@ async function runHandler(handler: EndpointHandler, req: Request, fields: Record
   }
 }
 
-function applyFinal(res: Response, req: Request, reply: Reply, faults: readonly StoredFaultRule[], held: HeldResponses): void {
+type Send = (reply: Reply) => void;
+
+function applyFinal(res: ServerResponse, req: IncomingMessage, reply: Reply, faults: readonly StoredFaultRule[], held: HeldResponses, send: Send): void {
   if (faults.some((f) => f.kind === 'reset')) {
     req.socket.destroy();
     return;
   }
   if (faults.some((f) => f.kind === 'timeout')) {
-    held.hold(res, reply);
+    held.hold(res, () => {
+      send(reply);
+    });
     return;
   }
-  sendReply(res, faults.some((f) => f.kind === 'malformed') ? corrupt(reply) : reply);
+  send(faults.some((f) => f.kind === 'malformed') ? corrupt(reply) : reply);
 }
 
-export function endpoint(ctx: SandboxContext, held: HeldResponses, operation: SandboxOperation, handler: EndpointHandler): RequestHandler {
-  return async (req, res) => {
-    let fields: Record<string, unknown>;
-    try {
-      fields = (await readBody(req)).fields;
-    } catch (error) {
-      if (error instanceof SandboxHttpError) {
-        if (error.status === 413) res.setHeader('Connection', 'close');
-        sendReply(res, errorReply(error));
-        return;
-      }
-      throw error;
+/** One /v1 request: read the body, apply matching faults, run the handler, answer through `send`. */
+async function serve(
+  ctx: SandboxContext,
+  held: HeldResponses,
+  operation: SandboxOperation,
+  handler: EndpointHandler,
+  req: IncomingMessage,
+  info: RequestInfo,
+  res: ServerResponse,
+  send: Send,
+): Promise<void> {
+  let fields: Record<string, unknown>;
+  try {
+    fields = (await readBody(req)).fields;
+  } catch (error) {
+    if (error instanceof SandboxHttpError) {
+      if (error.status === 413) res.setHeader('Connection', 'close');
+      send(errorReply(error));
+      return;
     }
-    const faults = ctx.faults.takeForRequest(operation, targetOf(fields));
+    throw error;
+  }
+  const faults = ctx.faults.takeForRequest(operation, () => targetOf(fields));
+  if (faults.length > 0) {
     const latency = faults.reduce((sum, f) => sum + (f.kind === 'latency' ? (f.latencyMs ?? 1000) : 0), 0);
     await held.delay(latency);
-    if (held.closed) {
-      req.socket.destroy();
-      return;
-    }
-    if (faults.some((f) => f.kind === 'http500')) {
-      // The request is refused before anything happens, as a crashed gateway would.
-      sendReply(res, { status: 500, contentType: 'text/html; charset=utf-8', body: '<html><body>500 Internal Server Error</body></html>' });
-      return;
-    }
-    const reply = await runHandler(handler, req, fields, ctx.options.logger, operation);
-    ctx.options.logger.info({ operation, status: reply.status, orderNo: str(fields, 'order_no'), faults: faults.map((f) => f.kind) }, 'sandbox request');
-    applyFinal(res, req, reply, faults, held);
+  }
+  if (held.closed) {
+    req.socket.destroy();
+    return;
+  }
+  if (faults.some((f) => f.kind === 'http500')) {
+    // The request is refused before anything happens, as a crashed gateway would.
+    send({ status: 500, contentType: 'text/html; charset=utf-8', body: '<html><body>500 Internal Server Error</body></html>' });
+    return;
+  }
+  const reply = await runHandler(handler, info, fields, ctx.options.logger, operation);
+  ctx.options.logger.info({ operation, status: reply.status, orderNo: str(fields, 'order_no'), faults: faults.map((f) => f.kind) }, 'sandbox request');
+  applyFinal(res, req, reply, faults, held, send);
+}
+
+/** What Express tells a handler about a request to the top-level app with 'trust proxy' off. */
+function directInfo(req: IncomingMessage): RequestInfo {
+  return {
+    protocol: (req.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http',
+    baseUrl: '',
+    socket: req.socket,
+    get: () => req.headers.host,
+  };
+}
+
+export type DirectHandler = (req: IncomingMessage, res: ServerResponse, etag: EtagFn | undefined) => Promise<void>;
+
+export interface Endpoint {
+  /** The Express route: mounted apps, and whatever sandbox.listen() leaves to the app. */
+  express: RequestHandler;
+  /** The same pipeline on a plain node request, answered like Express's res.send would. */
+  direct: DirectHandler;
+}
+
+export function endpoint(ctx: SandboxContext, held: HeldResponses, operation: SandboxOperation, handler: EndpointHandler): Endpoint {
+  return {
+    express: (req, res) =>
+      serve(ctx, held, operation, handler, req, req, res, (reply) => {
+        sendReply(res, reply);
+      }),
+    direct: (req, res, etag) =>
+      serve(ctx, held, operation, handler, req, directInfo(req), res, (reply) => {
+        writeReply(res, reply, etag);
+      }),
   };
 }

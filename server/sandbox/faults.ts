@@ -71,8 +71,11 @@ export class FaultRegistry {
     return this.#rules.map((r) => ({ ...r }));
   }
 
-  /** The request faults that apply now (each use counts against `times`). */
-  takeForRequest(operation: SandboxOperation, target: FaultTarget): StoredFaultRule[] {
+  /**
+   * The request faults that apply now (each use counts against `times`). The target may be given
+   * as a function: it is worked out only when a rule needs it.
+   */
+  takeForRequest(operation: SandboxOperation, target: FaultTarget | (() => FaultTarget)): StoredFaultRule[] {
     return this.#take((rule) => rule.kind !== 'dropNotification' && (rule.operation === '*' || rule.operation === operation), target);
   }
 
@@ -81,17 +84,19 @@ export class FaultRegistry {
     return this.#take((rule) => rule.kind === 'dropNotification', target).length > 0;
   }
 
-  #take(kindMatches: (rule: StoredFaultRule) => boolean, target: FaultTarget): StoredFaultRule[] {
+  #take(kindMatches: (rule: StoredFaultRule) => boolean, targetOf: FaultTarget | (() => FaultTarget)): StoredFaultRule[] {
     const taken: StoredFaultRule[] = [];
+    let target: FaultTarget | undefined;
     for (const rule of this.#rules) {
       if (!kindMatches(rule)) continue;
+      target ??= typeof targetOf === 'function' ? targetOf() : targetOf;
       if (rule.merchantId !== undefined && rule.merchantId !== target.merchantId) continue;
       if (rule.accountId !== undefined && rule.accountId !== target.accountId) continue;
       if (rule.orderNo !== undefined && !target.orderNos.includes(rule.orderNo)) continue;
       rule.used += 1;
       taken.push({ ...rule });
     }
-    this.#rules = this.#rules.filter((rule) => rule.times === undefined || rule.used < rule.times);
+    if (taken.length > 0) this.#rules = this.#rules.filter((rule) => rule.times === undefined || rule.used < rule.times);
     return taken;
   }
 }

@@ -2,6 +2,7 @@
  * What an endpoint answers, as a value: faults (malformed reply, timeout, reset) act on it
  * before it is written, and errors carry the gateway's `{code, source, message}` body.
  */
+import type { ServerResponse } from 'node:http';
 import type { Response } from 'express';
 import { GATEWAY_ERROR_CODES } from '../gateway/codes.js';
 
@@ -47,6 +48,23 @@ export function sendReply(res: Response, reply: Reply): void {
   res.setHeader('Cache-Control', 'no-store');
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   res.send(reply.body);
+}
+
+/** Express's ETag function (`app.get('etag fn')`): undefined when ETags are off. */
+export type EtagFn = (body: string, encoding: 'utf8') => string | undefined;
+
+/**
+ * The same answer as sendReply on a plain node response, header for header (for a POST,
+ * Express's res.send adds only ETag and Content-Length), without Express's per-response work.
+ */
+export function writeReply(res: ServerResponse, reply: Reply, etag: EtagFn | undefined): void {
+  const headers: Record<string, string | number> = { 'Content-Type': reply.contentType, 'Cache-Control': 'no-store' };
+  if (reply.headers !== undefined) Object.assign(headers, reply.headers);
+  headers['Content-Length'] = Buffer.byteLength(reply.body, 'utf8');
+  const tag = etag?.(reply.body, 'utf8');
+  if (tag !== undefined) headers.ETag = tag;
+  res.writeHead(reply.status, headers);
+  res.end(reply.body, 'utf8');
 }
 
 /** A string field of a parsed body, '' when absent or not a string or number. */

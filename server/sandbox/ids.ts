@@ -1,6 +1,7 @@
 /** Identifiers the sandbox hands out. Page ids are unguessable because they grant actions. */
 import { randomBytes, randomInt } from 'node:crypto';
 import { formatGatewayTimestamp } from '../gateway/dates.js';
+import { uuidV7 } from '../uuid-v7.js';
 
 const ALPHANUMERIC = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
@@ -10,9 +11,30 @@ function randomCode(length: number): string {
   return out;
 }
 
-/** e.g. `SBX20260131100000K7Q2ZD`: time-ordered, unique enough for a sandbox, ≤ 50 characters. */
-export const newTransactionId = (now: Date): string => `SBX${formatGatewayTimestamp(now)}${randomCode(6)}`;
+/** The second the ids below were issued in, and those ids. */
+let issuedSecond = '';
+const issued = new Set<string>();
+
+/**
+ * e.g. `SBX20260131100000K7Q2ZD`: time-ordered, ≤ 50 characters. Six random characters per
+ * second collide once in a while at a few hundred payments a second, and a repeated id would
+ * overwrite the other transaction in the ledger, so an id already issued this second is drawn again.
+ */
+export function newTransactionId(now: Date): string {
+  const stamp = formatGatewayTimestamp(now);
+  if (stamp !== issuedSecond) {
+    issuedSecond = stamp;
+    issued.clear();
+  }
+  let id = `SBX${stamp}${randomCode(6)}`;
+  while (issued.has(id)) id = `SBX${stamp}${randomCode(6)}`;
+  issued.add(id);
+  return id;
+}
 export const newPageId = (): string => randomBytes(18).toString('base64url');
+
+/** A notification delivery's id. */
+export const newNotificationId = (): string => `ntf_${uuidV7()}`;
 export const newRecurringId = (): string => `RC${randomCode(14)}`;
 export const newTokenId = (): string => `TK${randomCode(22)}`;
 export const newRefundReference = (): string => `RF${randomCode(16)}`;

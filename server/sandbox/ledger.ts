@@ -90,6 +90,11 @@ export class LedgerStore implements SandboxLedger {
     this.tx.put(t.transactionId, t);
   }
 
+  /** Saves a change to a transaction read from the ledger (cheaper than saveTransaction for those). */
+  updateTransaction(t: SandboxTransaction): void {
+    this.tx.rewrite(t.transactionId, t);
+  }
+
   refunds(): SandboxRefund[] {
     return this.refundRows.all();
   }

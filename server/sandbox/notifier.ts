@@ -3,10 +3,11 @@
  * on the gateway's schedule (retry.ts). Every delivery and every attempt is kept in the ledger;
  * pending deliveries survive a restart when the ledger is a SQLite file.
  */
-import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logging.js';
 import type { FaultRegistry } from './faults.js';
+import { newNotificationId } from './ids.js';
 import type { LedgerStore } from './ledger.js';
+import { FormPoster } from './post-form.js';
 import { retryGapMs } from './retry.js';
 import type { SandboxNotification } from './types.js';
 
@@ -33,7 +34,12 @@ export interface NotifierOptions {
 
 export class Notifier {
   readonly #o: NotifierOptions;
+  readonly #poster = new FormPoster();
+  /** Retries (and deliveries resumed after a restart), each waiting for its own time. */
   readonly #timers = new Map<string, NodeJS.Timeout>();
+  /** First attempts, sent together on the next turn of the event loop: one timer for all. */
+  readonly #due = new Set<string>();
+  #dueTimer: NodeJS.Timeout | undefined;
   readonly #inFlight = new Map<string, AbortController>();
   #waiters: (() => void)[] = [];
   #closed = false;
@@ -47,7 +53,7 @@ export class Notifier {
     if (input.url === '' || this.#closed) return null;
     const dropped = this.#o.faults.takeDropNotification({ merchantId: input.merchantId, accountId: input.accountId, orderNos: [input.orderNo] });
     const delivery = this.#record(input, dropped);
-    if (!dropped) this.#schedule(delivery.id, 0);
+    if (!dropped) this.#sendSoon(delivery.id);
     return delivery;
   }
 
@@ -76,30 +82,41 @@ export class Notifier {
 
   /** Resolves when no delivery is in flight or scheduled. */
   flush(): Promise<void> {
-    if (this.#timers.size === 0 && this.#inFlight.size === 0) return Promise.resolve();
+    if (this.#idle()) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
   /** Stops every timer and aborts attempts in flight; pending deliveries stay pending. */
   close(): void {
     this.#closed = true;
-    for (const timer of this.#timers.values()) clearTimeout(timer);
-    this.#timers.clear();
+    this.#clearTimers();
     for (const controller of this.#inFlight.values()) controller.abort();
     this.#inFlight.clear();
+    this.#poster.close();
     this.#settle();
   }
 
   /** Forgets timers (control API reset); the ledger rows are removed by the caller. */
   cancelAll(): void {
+    this.#clearTimers();
+    this.#settle();
+  }
+
+  #clearTimers(): void {
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
-    this.#settle();
+    clearTimeout(this.#dueTimer);
+    this.#dueTimer = undefined;
+    this.#due.clear();
+  }
+
+  #idle(): boolean {
+    return this.#timers.size === 0 && this.#due.size === 0 && this.#inFlight.size === 0;
   }
 
   #record(input: NotificationInput, dropped = false): SandboxNotification {
     const delivery: SandboxNotification = {
-      id: `ntf_${randomUUID()}`,
+      id: newNotificationId(),
       merchantId: input.merchantId,
       accountId: input.accountId,
       transactionId: input.transactionId,
@@ -120,6 +137,24 @@ export class Notifier {
   /** Marks a delivery as busy so flush() waits for it, without a timer. */
   #hold(id: string): void {
     this.#inFlight.set(id, new AbortController());
+  }
+
+  /**
+   * Queues the first attempt of a delivery just recorded. It reads the row back when it runs: a
+   * delivery recorded in a transaction that was rolled back is not sent.
+   */
+  #sendSoon(id: string): void {
+    if (this.#closed) return;
+    this.#due.add(id);
+    if (this.#dueTimer !== undefined) return;
+    this.#dueTimer = setTimeout(() => {
+      this.#dueTimer = undefined;
+      for (const due of this.#due) {
+        this.#due.delete(due);
+        void this.#attempt(due);
+      }
+    }, 0);
+    this.#dueTimer.unref();
   }
 
   #schedule(id: string, delayMs: number): void {
@@ -148,15 +183,7 @@ export class Notifier {
     let httpStatus: number | null = null;
     let error: string | null = null;
     try {
-      const response = await fetch(delivery.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(delivery.fields).toString(),
-        redirect: 'manual',
-        signal: controller.signal,
-      });
-      httpStatus = response.status;
-      await response.arrayBuffer().catch(() => undefined);
+      httpStatus = await this.#poster.post(delivery.url, new URLSearchParams(delivery.fields).toString(), controller.signal);
     } catch (cause) {
       error = controller.signal.aborted ? 'timeout or aborted' : cause instanceof Error ? cause.message : 'network error';
     } finally {
@@ -203,7 +230,7 @@ export class Notifier {
   }
 
   #settle(): void {
-    if (this.#timers.size > 0 || this.#inFlight.size > 0) return;
+    if (!this.#idle()) return;
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const resolve of waiters) resolve();

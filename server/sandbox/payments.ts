@@ -177,29 +177,33 @@ export function signResult(ctx: SandboxContext, fields: Record<string, string>):
 /** The fields of the browser's POST back to return_url / cancel_url. */
 export function returnFields(ctx: SandboxContext, tx: SandboxTransaction): Record<string, string> {
   const fields = resultFields(tx);
-  return { ...fields, encryption_data: signResult(ctx, fields) };
+  fields.encryption_data = signResult(ctx, fields);
+  return fields;
 }
 
-/** The fields of a notification, signed. */
+/**
+ * The fields of a notification, signed. Added to one fresh object rather than spread: in V8
+ * each property after an object spread costs about a microsecond, and every change notifies.
+ */
 export function notificationFields(
   ctx: SandboxContext,
   tx: SandboxTransaction,
   type: NotificationType,
   extra: Record<string, string> = {},
 ): Record<string, string> {
-  const fields: Record<string, string> = {
-    ...resultFields(tx),
-    payment_status: tx.paymentStatus,
-    webhooks_type: type,
-    card: tx.card,
-    ...extra,
-  };
-  return { ...fields, encryption_data: signResult(ctx, fields) };
+  const fields = resultFields(tx);
+  fields.payment_status = tx.paymentStatus;
+  fields.webhooks_type = type;
+  fields.card = tx.card;
+  Object.assign(fields, extra);
+  fields.encryption_data = signResult(ctx, fields);
+  return fields;
 }
 
 /** Sends the notification of a state change to the transaction's notify_url. */
 export function notify(ctx: SandboxContext, tx: SandboxTransaction, type: NotificationType, extra: Record<string, string> = {}): void {
-  if (!NOTIFICATION_TYPES.includes(type)) return;
+  // No notify_url: nothing is recorded or sent, so nothing needs signing either.
+  if (!NOTIFICATION_TYPES.includes(type) || tx.notifyUrl === '') return;
   ctx.notifier.enqueue({
     merchantId: tx.merchantId,
     accountId: tx.accountId,

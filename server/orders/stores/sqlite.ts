@@ -16,7 +16,7 @@ import type { Logger } from '../../logging.js';
 import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionResult } from '../store.js';
 import { initialOrder, type NewEvent, type NewOrder, type Order, type OrderEvent, type OrderPatch } from '../types.js';
 import { guarded } from './sql/errors.js';
-import { uuidV7 } from './sql/ids.js';
+import { uuidV7 } from '../../uuid-v7.js';
 import { rowToEvent, rowToOrder } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
 import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkPatch } from './sql/validate.js';

@@ -2,24 +2,27 @@
  * POST /v1/authorise: direct card payments and APM payments (`payment_method` present). The
  * answer is the XML `respon`, signed with the authoriseResponse recipe.
  */
-import type { Request } from 'express';
 import { toWireAmount } from '../../gateway/money.js';
 import { apmPaymentRequestSchema, directPaymentRequestSchema } from '../../gateway/schemas/index.js';
 import { signMessage } from '../../gateway/signing.js';
-import { buildResponXml, type ResponXmlFields } from '../../gateway/xml.js';
+import { buildResponXml } from '../../gateway/xml.js';
 import { findApmMethod } from '../apm-methods.js';
 import { checkCard, isCardProblem, type CheckedCard } from '../cards.js';
-import { baseUrlOf, type SandboxContext } from '../context.js';
+import { baseUrlOf, type RequestInfo, type SandboxContext } from '../context.js';
 import { badInput, str, xmlReply, type Reply } from '../http.js';
 import { applyCardBehaviour, notify, STATUS, setStatus, subscriptionFields } from '../payments.js';
 import { issuerPath, openSession } from '../sessions.js';
 import { assertNewOrder, newTransaction, pickDetails, subscriptionRequest } from '../transactions.js';
-import type { SandboxAccount, SandboxTransaction } from '../types.js';
+import type { RiskReason, SandboxAccount, SandboxTransaction } from '../types.js';
 import { amountOf, authenticate, validate } from '../validate.js';
 
-/** The signed `respon` of a transaction; `full` adds every element of the direct reply. */
+/**
+ * The signed `respon` of a transaction; `full` adds every element of the direct reply. Built by
+ * assigning properties, not with object spreads: in V8 each property written after a spread costs
+ * about a microsecond, and this runs for every authorise.
+ */
 export function responXml(ctx: SandboxContext, account: SandboxAccount, tx: SandboxTransaction, issuerUrl: string | undefined, full: boolean): string {
-  const base: Record<string, string> = {
+  const fields: Record<string, string | RiskReason[] | undefined> = {
     merchant_id: tx.merchantId,
     account_id: tx.accountId,
     order_no: tx.orderNo,
@@ -28,23 +31,23 @@ export function responXml(ctx: SandboxContext, account: SandboxAccount, tx: Sand
     transaction_id: tx.transactionId,
     order_status: tx.orderStatus,
   };
-  const fields: ResponXmlFields = full
-    ? {
-        ...base,
-        card: tx.card,
-        result_info: tx.resultInfo,
-        ...subscriptionFields(ctx, tx),
-        note: tx.details.note ?? '',
-        token_id: tx.tokenId,
-        connector: 'SANDBOX',
-        threeds_result: tx.threedsResult,
-        risk_action: tx.riskAction,
-        risk_score: tx.riskScore,
-        risk_reasons: tx.riskReasons,
-        issuer_url: issuerUrl,
-      }
-    : { ...base, result_info: tx.resultInfo, issuer_url: issuerUrl };
-  return buildResponXml({ ...fields, encryption_data: signMessage('authoriseResponse', fields, account.signKey, ctx.options.recipes) });
+  if (full) {
+    fields.card = tx.card;
+    fields.result_info = tx.resultInfo;
+    Object.assign(fields, subscriptionFields(ctx, tx));
+    fields.note = tx.details.note ?? '';
+    fields.token_id = tx.tokenId;
+    fields.connector = 'SANDBOX';
+    fields.threeds_result = tx.threedsResult;
+    fields.risk_action = tx.riskAction;
+    fields.risk_score = tx.riskScore;
+    fields.risk_reasons = tx.riskReasons;
+  } else {
+    fields.result_info = tx.resultInfo;
+  }
+  fields.issuer_url = issuerUrl;
+  fields.encryption_data = signMessage('authoriseResponse', fields, account.signKey, ctx.options.recipes);
+  return buildResponXml(fields);
 }
 
 /** A card from the request, or the masked card and behaviour behind a stored token. */
@@ -62,29 +65,32 @@ function cardOf(ctx: SandboxContext, account: SandboxAccount, request: { card: s
   return checked;
 }
 
-function authoriseDirect(ctx: SandboxContext, req: Request, fields: Record<string, unknown>, account: SandboxAccount): Reply {
+function authoriseDirect(ctx: SandboxContext, req: RequestInfo, fields: Record<string, unknown>, account: SandboxAccount): Reply {
   const request = validate(directPaymentRequestSchema, fields);
   const amount = amountOf(request.amount, request.currency, 'amount');
-  assertNewOrder(ctx, account, request.order_no);
-  const card = cardOf(ctx, account, request);
-  const tx = newTransaction(account, {
-    orderNo: request.order_no, kind: 'card', paymentMethod: 'CARD', amount, currency: request.currency,
-    notifyUrl: request.notify_url, details: pickDetails(request),
+  // One SQLite transaction from the duplicate check to the notification's record: each statement
+  // on its own would take and drop the file's locks again (a few system calls apiece).
+  const { tx, issuerUrl } = ctx.ledger.database.atomically(() => {
+    assertNewOrder(ctx, account, request.order_no);
+    const card = cardOf(ctx, account, request);
+    const created = newTransaction(account, {
+      orderNo: request.order_no, kind: 'card', paymentMethod: 'CARD', amount, currency: request.currency,
+      notifyUrl: request.notify_url, details: pickDetails(request),
+    });
+    created.card = card.masked;
+    created.tokenId = request.card === '' ? (request.token_id ?? '') : '';
+    created.pending = { subscription: subscriptionRequest(request.subscription, request.amount), tokenize: request.token_flag === 'YES', behaviour: card.behaviour };
+    const outcome = applyCardBehaviour(ctx, created, account, card.behaviour, request.open3d === 'do3DS');
+    const challengeUrl = outcome === 'challenge' ? baseUrlOf(ctx, req) + issuerPath('3ds', openSession(ctx, '3ds', created.transactionId).id) : undefined;
+    ctx.ledger.saveTransaction(created);
+    // Recorded in the same commit as the transaction; the delivery itself starts after it.
+    if (challengeUrl === undefined) notify(ctx, created, 'payment');
+    return { tx: created, issuerUrl: challengeUrl };
   });
-  tx.card = card.masked;
-  tx.tokenId = request.card === '' ? (request.token_id ?? '') : '';
-  tx.pending = { subscription: subscriptionRequest(request.subscription, request.amount), tokenize: request.token_flag === 'YES', behaviour: card.behaviour };
-  let issuerUrl: string | undefined;
-  ctx.ledger.database.atomically(() => {
-    const outcome = applyCardBehaviour(ctx, tx, account, card.behaviour, request.open3d === 'do3DS');
-    if (outcome === 'challenge') issuerUrl = baseUrlOf(ctx, req) + issuerPath('3ds', openSession(ctx, '3ds', tx.transactionId).id);
-    ctx.ledger.saveTransaction(tx);
-  });
-  if (issuerUrl === undefined) notify(ctx, tx, 'payment');
   return xmlReply(responXml(ctx, account, tx, issuerUrl, true));
 }
 
-function authoriseApm(ctx: SandboxContext, req: Request, fields: Record<string, unknown>, account: SandboxAccount): Reply {
+function authoriseApm(ctx: SandboxContext, req: RequestInfo, fields: Record<string, unknown>, account: SandboxAccount): Reply {
   const request = validate(apmPaymentRequestSchema, fields);
   const method = findApmMethod(request.payment_method);
   if (method === undefined) throw badInput('payment_method', `payment_method ${request.payment_method} is not offered; optimise lists the methods`);
@@ -104,7 +110,7 @@ function authoriseApm(ctx: SandboxContext, req: Request, fields: Record<string, 
   return xmlReply(responXml(ctx, account, tx, issuerUrl, false));
 }
 
-export function handleAuthorise(ctx: SandboxContext, req: Request, fields: Record<string, unknown>): Reply {
+export function handleAuthorise(ctx: SandboxContext, req: RequestInfo, fields: Record<string, unknown>): Reply {
   const account = authenticate(ctx, 'authorise', fields);
   return str(fields, 'payment_method') === '' ? authoriseDirect(ctx, req, fields, account) : authoriseApm(ctx, req, fields, account);
 }

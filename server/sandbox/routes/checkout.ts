@@ -4,13 +4,13 @@
  * copies and `allParams`, auto-submitted to the sandbox's own card page. State stays on the
  * server under a random page id; the card page never sees more than that id.
  */
-import type { Express, Request } from 'express';
+import type { Express } from 'express';
 import { ORDER_STATUS, RESULT_INFO } from '../../gateway/codes.js';
 import { toWireAmount } from '../../gateway/money.js';
 import { checkoutRequestSchema } from '../../gateway/schemas/index.js';
 import { toFormFields } from '../../gateway/wire.js';
 import { checkCard, isCardProblem } from '../cards.js';
-import { baseUrlOf, findAccount, type SandboxContext } from '../context.js';
+import { baseUrlOf, findAccount, type RequestInfo, type SandboxContext } from '../context.js';
 import { param, SandboxHttpError, str, type Reply } from '../http.js';
 import type { Pages } from '../pages.js';
 import { applyCardBehaviour, notify, setStatus, STATUS } from '../payments.js';
@@ -44,7 +44,7 @@ const NEVER_ECHOED = new Set(['card', 'security_code', 'expiration_month', 'expi
 
 export const HOSTED_SESSION_FIELD = 'sandbox_session';
 
-function checkoutPageFields(req: Request, request: Record<string, string>, accountId: string, sessionId: string): Record<string, string> {
+function checkoutPageFields(req: RequestInfo, request: Record<string, string>, accountId: string, sessionId: string): Record<string, string> {
   const fields: Record<string, string> = { ...gatewayParameters(accountId), ...request };
   for (const [alias, original] of Object.entries(ALIASES)) fields[alias] = request[original] ?? '';
   fields.verifyBillingAddress = '0';
@@ -62,7 +62,7 @@ function checkoutPageFields(req: Request, request: Record<string, string>, accou
   return fields;
 }
 
-export function handleCheckout(ctx: SandboxContext, pages: Pages, req: Request, fields: Record<string, unknown>): Reply {
+export function handleCheckout(ctx: SandboxContext, pages: Pages, req: RequestInfo, fields: Record<string, unknown>): Reply {
   const account = authenticate(ctx, 'checkout', fields);
   const request = validate(checkoutRequestSchema, fields);
   const amount = amountOf(request.amount, request.currency, 'amount');
@@ -101,7 +101,7 @@ function hostedFor(ctx: SandboxContext, id: string): Hosted {
   return { session, tx };
 }
 
-function cardPage(ctx: SandboxContext, pages: Pages, req: Request, hosted: Hosted, error = '', names = { first: '', last: '' }): Reply {
+function cardPage(ctx: SandboxContext, pages: Pages, req: RequestInfo, hosted: Hosted, error = '', names = { first: '', last: '' }): Reply {
   const base = `${baseUrlOf(ctx, req)}/hosted/pay/${hosted.session.id}`;
   const { tx } = hosted;
   return pages.render(

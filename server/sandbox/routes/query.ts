@@ -2,18 +2,17 @@
  * POST /v1/retrievalTrans and /v1/retrievalRefund: form-encoded reads, answered only to
  * registered caller IPs. Replies echo the request's encryption_data.
  */
-import type { Request } from 'express';
 import { ELEMENT_STATUS, GATEWAY_ERROR_CODES, RETURN_MESSAGE_OK, RETURN_STATUS } from '../../gateway/codes.js';
 import { formatGatewayTimestamp, formatIsoDate } from '../../gateway/dates.js';
 import { toWireAmount } from '../../gateway/money.js';
 import { BATCH_LIMITS, queryRequestSchema, refundSearchRequestSchema } from '../../gateway/schemas/index.js';
-import type { SandboxContext } from '../context.js';
+import type { RequestInfo, SandboxContext } from '../context.js';
 import { jsonReply, SandboxHttpError, str, type Reply } from '../http.js';
 import type { SandboxRefund, SandboxTransaction } from '../types.js';
 import { authenticate, validate } from '../validate.js';
 
 /** Only registered IPs are answered; the message names the IP to register. */
-export function assertRegisteredIp(ctx: SandboxContext, req: Request): void {
+export function assertRegisteredIp(ctx: SandboxContext, req: RequestInfo): void {
   const ip = req.socket.remoteAddress ?? '';
   if (!ctx.options.queryAllowedIps.has(ip)) {
     throw new SandboxHttpError(403, GATEWAY_ERROR_CODES.ipNotRegistered, 'ip', `caller IP ${ip} is not registered for this account; register it (sandbox option queryAllowedIps) and retry`);
@@ -71,7 +70,7 @@ function envelope(fields: Readonly<Record<string, unknown>>, name: string, list:
 }
 
 /** Selected by `orders` (order_no) and/or `trades` (transaction_id); neither: the latest 100. */
-export function handleQuery(ctx: SandboxContext, req: Request, fields: Record<string, unknown>): Reply {
+export function handleQuery(ctx: SandboxContext, req: RequestInfo, fields: Record<string, unknown>): Reply {
   assertRegisteredIp(ctx, req);
   const account = authenticate(ctx, 'retrievalTrans', fields);
   const request = validate(queryRequestSchema, fields);
@@ -106,7 +105,7 @@ function refundElement(refund: SandboxRefund): Record<string, unknown> {
  * Selected by `refund_orders` (order_no or transaction_id), `refund_references`
  * (refund_reference) and `merchant_refunds` (refund_reference_id); none: the latest 100.
  */
-export function handleRefundSearch(ctx: SandboxContext, req: Request, fields: Record<string, unknown>): Reply {
+export function handleRefundSearch(ctx: SandboxContext, req: RequestInfo, fields: Record<string, unknown>): Reply {
   assertRegisteredIp(ctx, req);
   const account = authenticate(ctx, 'retrievalRefund', fields);
   const request = validate(refundSearchRequestSchema, fields);

@@ -49,7 +49,7 @@ describe('readPostedBody over a raw stream', () => {
     expect(outcome.fields).toEqual({ a: '1', b: 'two', c: '3'.repeat(5000) });
   });
 
-  it('refuses a chunked body that grows past the limit, and stops reading it', async () => {
+  it('refuses a chunked body that grows past the limit', async () => {
     const outcomes: { error?: unknown }[] = [];
     const port = await start(1024, (o) => outcomes.push(o));
     const req = request({ port, method: 'POST', path: '/in', headers: { 'content-type': 'text/plain' } });

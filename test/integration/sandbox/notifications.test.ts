@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyMessage } from '../../../server/gateway/signing.js';
 import { nominalSchedule } from '../../../server/sandbox/index.js';
@@ -69,8 +71,49 @@ describe('delivery and retries', () => {
       await postJsonAsForm(quick.baseUrl, '/v1/authorise', directRequest({ notify_url: url }));
       await quick.sandbox.notifier.flush();
       const delivery = quick.sandbox.ledger.notifications()[0];
-      expect(delivery?.attempts[0]).toMatchObject({ httpStatus: null, error: expect.any(String) });
+      expect(delivery?.attempts[0]).toMatchObject({ httpStatus: null, error: 'fetch failed' });
       expect(delivery?.status).toBe('failed');
+    } finally {
+      await quick.close();
+    }
+  });
+});
+
+describe('the notification request', () => {
+  it('is the form POST the receiver always got: same headers, same order, a redirect is an answer', async () => {
+    const seen: { headers: string[]; body: string }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        seen.push({ headers: req.rawHeaders.filter((_, i) => i % 2 === 0), body });
+        res.writeHead(302, { Location: '/elsewhere' }).end('moved');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const quick = await startSandbox({ notifyTimeScale: 0.000_01 });
+    try {
+      const request = directRequest({ notify_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify?shop=1` });
+      await postJsonAsForm(quick.baseUrl, '/v1/authorise', request);
+      await quick.sandbox.notifier.flush();
+      expect(seen[0]?.headers).toEqual(['host', 'connection', 'content-type', 'accept', 'accept-language', 'sec-fetch-mode', 'user-agent', 'accept-encoding', 'content-length']);
+      expect(new URLSearchParams(seen[0]?.body).get('order_no')).toBe(request.order_no);
+      // Not followed: a redirect is a non-2xx answer, retried on the schedule.
+      expect(quick.sandbox.ledger.notifications()[0]?.attempts[0]).toMatchObject({ httpStatus: 302, error: null });
+      expect(seen).toHaveLength(nominalSchedule().length + 1);
+    } finally {
+      await quick.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+    }
+  });
+
+  it('records an unreadable notify_url as fetch did', async () => {
+    const quick = await startSandbox({ notifyTimeScale: 0.000_01 });
+    try {
+      await postJsonAsForm(quick.baseUrl, '/v1/authorise', directRequest({ notify_url: 'http://[bad/notify' }));
+      await quick.sandbox.notifier.flush();
+      expect(quick.sandbox.ledger.notifications()[0]?.attempts[0]).toMatchObject({ httpStatus: null, error: 'Failed to parse URL from http://[bad/notify' });
     } finally {
       await quick.close();
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { uuidV7 } from '../../../server/orders/stores/sql/ids.js';
+import { uuidV7 } from '../../server/uuid-v7.js';
 
 describe('uuidV7', () => {
   it('is a version 7, RFC 9562 variant UUID carrying the millisecond it was made', () => {
