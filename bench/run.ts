@@ -61,7 +61,7 @@ const scenarioDir = (name: string): string => mkdtempSync(join(workDir, `${name}
 process.env.CHECKOUT_BENCH_SECRET = randomUUID();
 const out = args.out ?? (quick ? join(workDir, 'results.json') : benchFile('./results.json'));
 /** First guess of each scenario's share of the baseline, to size its order list. */
-const GUESS: Record<Scenario, number> = { notify: 0.3, notify_confirmed: 0.12, pay_direct: 0.08, render: 0.2 };
+const GUESS: Record<Scenario, number> = { notify: 0.6, notify_confirmed: 0.3, pay_direct: 0.15, render: 0.35 };
 
 const log = (text: string): void => {
   process.stderr.write(`${text}\n`);
