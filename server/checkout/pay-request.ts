@@ -85,7 +85,7 @@ export function subscriptionInput(subscription: Record<string, unknown> | undefi
  * Copies the values of each part that are neither undefined nor empty into one object. Plain
  * assignments: spreading and filtering dozens of keys per payment cost more than the rest of the build.
  */
-function compact<T extends Fields>(...parts: (Fields | undefined)[]): T {
+function compact(...parts: (Fields | undefined)[]): Fields {
   const out: Fields = {};
   for (const part of parts) {
     if (part === undefined) continue;
@@ -94,7 +94,7 @@ function compact<T extends Fields>(...parts: (Fields | undefined)[]): T {
       if (value !== undefined && value !== '') out[key] = value;
     }
   }
-  return out as T;
+  return out;
 }
 
 /** Fields every payment request shares (wire names, money in minor units). */
@@ -159,7 +159,7 @@ function holderName(data: PayOrderData): { first_name: string | undefined; last_
 }
 
 export function directRequest(ctx: KitContext, order: Order, data: PayOrderData, device: DeviceData, body: CardPayBody): DirectPaymentInput {
-  return compact<DirectPaymentInput>(commonFields(ctx, order, data, device), data.amounts, extendedDeviceFields(device), {
+  return compact(commonFields(ctx, order, data, device), data.amounts, extendedDeviceFields(device), {
     accept: device.accept,
     first_name: body.first_name,
     last_name: body.last_name,
@@ -170,22 +170,22 @@ export function directRequest(ctx: KitContext, order: Order, data: PayOrderData,
     open3d: ctx.options.threeDS,
     subscription: subscriptionInput(data.subscription, order.currency),
     checkout_time: Math.floor(Date.now() / 1000),
-  });
+  }) as DirectPaymentInput;
 }
 
 export function apmRequest(ctx: KitContext, order: Order, data: PayOrderData, device: DeviceData, body: ApmPayBody): ApmPaymentInput {
-  return compact<ApmPaymentInput>(commonFields(ctx, order, data, device), data.amounts, holderName(data), {
+  return compact(commonFields(ctx, order, data, device), data.amounts, holderName(data), {
     payment_method: body.payment_method,
     return_url: ctx.urls.return(order.id),
-  });
+  }) as ApmPaymentInput;
 }
 
 export function checkoutRequest(ctx: KitContext, order: Order, data: PayOrderData, device: DeviceData): CheckoutInput {
-  return compact<CheckoutInput>(commonFields(ctx, order, data, device), data.amounts, extendedDeviceFields(device), holderName(data), {
+  return compact(commonFields(ctx, order, data, device), data.amounts, extendedDeviceFields(device), holderName(data), {
     open3d: ctx.options.threeDS,
     subscription: subscriptionInput(data.subscription, order.currency),
     checkout_time: Math.floor(Date.now() / 1000),
     return_url: ctx.urls.return(order.id),
     cancel_url: ctx.urls.cancel(order.id),
-  });
+  }) as CheckoutInput;
 }
