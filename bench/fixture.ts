@@ -85,8 +85,9 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
   const { sandbox } = openSandbox(options.dir, options.captureMode);
   const gateway = await sandbox.listen(0);
 
-  const db = new Database(ordersFile(options.dir));
-  const store = createSqliteStore({ database: db });
+  // The store opens its file itself, with its defaults, as in a shop; `db` only counts states.
+  const store = createSqliteStore({ path: ordersFile(options.dir) });
+  const db = new Database(ordersFile(options.dir), { readonly: true });
   const app = express();
   const server = createServer(app);
   // Keep-alive longer than the load generator's idle gaps, as a proxy in front of a shop would.
@@ -115,7 +116,7 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
       });
       await gateway.close();
       await sandbox.close();
-      // The kit closes only a store it created: this one (and its checkpoint thread) is ours.
+      // The kit closes only a store it created: this one (its checkpoint thread, its file) is ours.
       await store.close();
       db.close();
     },

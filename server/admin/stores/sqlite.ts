@@ -75,6 +75,9 @@ export function createSqliteAdminStore(options: SqliteAdminStoreOptions): AdminS
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
     db = new Database(options.path);
     db.pragma('journal_mode = WAL');
+    // Payout records must be on disk before the payout is sent; better-sqlite3's WAL default
+    // (NORMAL) does not fsync at COMMIT. Staff writes are rare, so FULL costs nothing here.
+    db.pragma('synchronous = FULL');
   }
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');

@@ -1,12 +1,17 @@
 /**
- * Group commit for the SQLite store. With `synchronous=FULL` every COMMIT waits for the disk
- * (an fsync of the WAL), which costs far more than the writes themselves. Writes that arrive in
+ * Group commit for the SQLite store. Every commit must reach the disk (an fsync of the WAL),
+ * which costs far more than the writes themselves. Writes that arrive in
  * the same turn of the event loop (concurrent requests) therefore share one IMMEDIATE
  * transaction and one fsync: each write runs in its own savepoint, so a write that throws rolls
- * back only itself, and every caller's promise settles only after COMMIT has returned, so
- * nothing is acknowledged before it is on disk. A lone write waits one `setImmediate`.
+ * back only itself, and every caller's promise settles only once the commit is on disk. A lone write waits one `setImmediate`.
+ *
+ * Without a `walSync`, COMMIT itself waits for the disk (`synchronous=FULL`) and the promises
+ * settle after it. With one (sqlite-wal-sync.ts), COMMIT does not wait for the disk: they settle
+ * after the background fsync that covers the commit.
  */
 import type BetterSqlite3 from 'better-sqlite3';
+import { KitError } from '../../errors.js';
+import type { WalSync } from './sqlite-wal-sync.js';
 
 /** Writes per transaction; a longer queue is split so one commit never holds the lock for long. */
 const MAX_BATCH = 256;
@@ -25,12 +30,34 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export interface GroupCommit {
   /** Runs `work` inside the next shared transaction; resolves once that transaction has committed. */
   write<T>(work: () => T): Promise<T>;
-  /** Commits what is queued now, synchronously (before the database is closed). */
+  /** Commits what is queued now and makes it durable, synchronously (before the database is closed). */
   flush(): void;
 }
 
-/** `onCommit` runs after each transaction that committed. */
-export function createGroupCommit(db: BetterSqlite3.Database, onCommit?: () => void): GroupCommit {
+export interface GroupCommitOptions {
+  /** Runs after each transaction that committed. */
+  onCommit?: () => void;
+  /** Makes each commit durable off the event loop (the connection runs `synchronous=NORMAL`). */
+  walSync?: WalSync;
+  /**
+   * Called once when a background sync fails. The writes it covered are rejected (they may not be
+   * on disk); from then on writes are acknowledged after COMMIT, so the caller must make COMMIT
+   * durable again (`synchronous=FULL`).
+   */
+  onSyncFailed?: (error: Error) => void;
+}
+
+function settleAll(items: Pending[], outcomes: Outcome[]): void {
+  items.forEach((item, i) => {
+    const outcome = outcomes[i];
+    if (outcome?.ok === true) item.resolve(outcome.value);
+    else item.reject(outcome?.error ?? new Error('no outcome for a queued write'));
+  });
+}
+
+export function createGroupCommit(db: BetterSqlite3.Database, options: GroupCommitOptions = {}): GroupCommit {
+  const { onCommit, onSyncFailed } = options;
+  let walSync = options.walSync ?? null;
   let queue: Pending[] = [];
   let scheduled = false;
   // Called inside `batch`, better-sqlite3 turns this into SAVEPOINT … RELEASE (ROLLBACK TO on a throw).
@@ -45,7 +72,25 @@ export function createGroupCommit(db: BetterSqlite3.Database, onCommit?: () => v
     }),
   );
 
+  function afterSync(items: Pending[], outcomes: Outcome[], error: Error | null): void {
+    if (error === null) {
+      settleAll(items, outcomes);
+      return;
+    }
+    if (walSync !== null) {
+      walSync = null;
+      onSyncFailed?.(error);
+    }
+    const failure = new KitError('ERR_STORE', 'The order store could not make a write durable (fsync failed); it may be lost', { cause: error, details: { reason: 'fsync' } });
+    items.forEach((item, i) => {
+      const outcome = outcomes[i];
+      item.reject(outcome?.ok === true ? failure : outcome?.error ?? failure);
+    });
+  }
+
   function commit(items: Pending[]): void {
+    // Inside a caller's transaction, durability is the caller's COMMIT: nothing to wait for here.
+    const sync = db.inTransaction ? null : walSync;
     let outcomes: Outcome[];
     try {
       // Inside a caller's own open transaction this nests as a savepoint and commits with it.
@@ -55,15 +100,15 @@ export function createGroupCommit(db: BetterSqlite3.Database, onCommit?: () => v
       for (const item of items) item.reject(error);
       return;
     }
-    items.forEach((item, i) => {
-      const outcome = outcomes[i];
-      if (outcome?.ok === true) item.resolve(outcome.value);
-      else item.reject(outcome?.error ?? new Error('no outcome for a queued write'));
-    });
+    if (sync === null) settleAll(items, outcomes);
+    else
+      sync.request((error) => {
+        afterSync(items, outcomes, error);
+      });
     onCommit?.();
   }
 
-  function flush(): void {
+  function commitQueued(): void {
     scheduled = false;
     while (queue.length > 0) {
       const items = queue.length > MAX_BATCH ? queue.slice(0, MAX_BATCH) : queue;
@@ -85,10 +130,13 @@ export function createGroupCommit(db: BetterSqlite3.Database, onCommit?: () => v
         queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
         if (!scheduled) {
           scheduled = true;
-          defer(flush);
+          defer(commitQueued);
         }
       });
     },
-    flush,
+    flush() {
+      commitQueued();
+      walSync?.flushSync();
+    },
   };
 }

@@ -3,7 +3,9 @@
  * beside the single writer; writes are IMMEDIATE transactions (the write lock is taken up front,
  * so two connections never deadlock upgrading a read), shared by the writes of one event-loop
  * turn (group commit: one fsync for all, each write in its own savepoint), and busy_timeout makes
- * other connections, in this process or another, wait for it instead of failing.
+ * other connections, in this process or another, wait for it instead of failing. That fsync runs
+ * on libuv's thread pool rather than inside COMMIT (sqlite-wal-sync.ts); writes are acknowledged
+ * only once they are on disk.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -22,6 +24,7 @@ import type { Row } from './sql/rows.js';
 import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkPatch } from './sql/validate.js';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import { createGroupCommit } from './sqlite-group-commit.js';
+import { createWalSync, type WalSync } from './sqlite-wal-sync.js';
 import { migrateSqlite } from './sqlite-migrate.js';
 import { prepareStatements } from './sqlite-statements.js';
 import type { EventParams, OrderParams } from './sqlite-statements.js';
@@ -45,6 +48,13 @@ export interface SqliteStoreOptions {
    * the commit that fills it; see sqlite-checkpointer.ts. Ignored for `:memory:`.
    */
   backgroundCheckpoints?: boolean;
+  /**
+   * How each commit reaches the disk before its write settles. true (default): the connection
+   * runs `synchronous=NORMAL` and the store fsyncs the WAL on libuv's thread pool. false:
+   * `synchronous=FULL`, SQLite fsyncs inside COMMIT, on the event loop. Either way a write is
+   * acknowledged only once it is on disk. Ignored for `:memory:`.
+   */
+  backgroundSync?: boolean;
 }
 
 export interface SqliteOrderStore extends OrderStore {
@@ -58,6 +68,7 @@ const optionsSchema = z.object({
   logger: z.custom<Logger>((v) => typeof v === 'object' && v !== null && 'warn' in v).optional(),
   busyTimeoutMs: z.number().int().min(0).optional(),
   backgroundCheckpoints: z.boolean().optional(),
+  backgroundSync: z.boolean().optional(),
 });
 
 const ADAPTER = 'SQLite';
@@ -152,12 +163,21 @@ function seqOf(row: Row): number {
 }
 
 export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrderStore {
-  const { path, database, logger = silentLogger, busyTimeoutMs = 5000, backgroundCheckpoints = true } = parseOptions(options);
+  const { path, database, logger = silentLogger, busyTimeoutMs = 5000, backgroundCheckpoints = true, backgroundSync = true } = parseOptions(options);
   const owned = database === undefined;
   const db = database ?? openDatabase(path ?? DEFAULT_SQLITE_PATH);
+  let walSync: WalSync | null = null;
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    if (!db.memory) db.pragma('journal_mode = WAL');
+    const wal = !db.memory && db.pragma('journal_mode = WAL', { simple: true }) === 'wal';
+    // Set either way: in WAL mode better-sqlite3's build defaults to NORMAL, where COMMIT alone
+    // does not reach the disk.
+    if (wal && backgroundSync) {
+      db.pragma('synchronous = NORMAL');
+      walSync = createWalSync(`${resolve(db.name)}-wal`);
+    } else {
+      db.pragma('synchronous = FULL');
+    }
     db.pragma('foreign_keys = ON');
     if (backgroundCheckpoints && !db.memory) db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     migrateSqlite(db, logger);
@@ -223,7 +243,14 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     if (checkpointer !== null) checkpointer.committed();
     else if (--commitsUntilCheckpointer <= 0) checkpointer = startCheckpointer(db.name, logger);
   };
-  const commits = createGroupCommit(db, backgroundCheckpoints && !db.memory ? onCommit : undefined);
+  const commits = createGroupCommit(db, {
+    ...(backgroundCheckpoints && !db.memory ? { onCommit } : {}),
+    ...(walSync === null ? {} : { walSync }),
+    onSyncFailed: (error) => {
+      logger.error({ err: error, database: db.name }, 'SQLite order store: fsync of the WAL failed; writes waiting on it were rejected, later commits sync inside COMMIT');
+      if (db.open) db.pragma('synchronous = FULL');
+    },
+  });
 
   return {
     create: (order: NewOrder) =>
@@ -301,6 +328,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     close: () =>
       guarded(ADAPTER, 'close', async () => {
         if (db.open) commits.flush();
+        walSync?.close();
         await checkpointer?.close();
         checkpointer = null;
         if (owned && db.open) db.close();
