@@ -5,13 +5,13 @@
  * load-generator call sends: signed notification bodies and pay-form posts carrying a valid
  * CSRF cookie and field.
  */
-import { randomUUID } from 'node:crypto';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import type { Request, Response } from 'express';
 import { payCsrf } from '../server/checkout/pay-security.js';
 import { toWireAmount } from '../server/gateway/money.js';
+import { uuidV7 } from '../server/uuid-v7.js';
 import { signMessage } from '../server/gateway/signing.js';
 import { setStatus, STATUS } from '../server/sandbox/payments.js';
 import { newTransaction } from '../server/sandbox/transactions.js';
@@ -68,7 +68,8 @@ export async function seedPendingOrders(target: SeedTarget, prefix: string, coun
     for (let i = 0; i < count; i++) {
       const createdAt = new Date(oldest + i);
       await target.kit.store.create({
-        id: randomUUID(),
+        // As the kit's createPayment names orders.
+        id: uuidV7(createdAt.getTime()),
         orderNo: orderNoOf(prefix, i),
         amount: AMOUNT,
         currency: CURRENCY,

@@ -2,7 +2,6 @@
  * createPayment: the shop creates the payment server-side. Amount, currency and items come from
  * the shop's data, never from the browser; the shopper only ever sees the pay URL.
  */
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { KitError, ValidationError } from '../errors.js';
 import { encodeItems, itemsTotal, type LineItem } from '../gateway/items.js';
@@ -10,6 +9,7 @@ import { checkAmountComponents, toWireAmount } from '../gateway/money.js';
 import { zodIssuesToFields } from '../gateway/schemas/common.js';
 import type { Order, PaymentMethodKind } from '../orders/types.js';
 import type { KitContext } from './context.js';
+import { uuidV7 } from '../uuid-v7.js';
 
 const minor = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
 const country = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter upper-case country code');
@@ -132,7 +132,8 @@ export async function createPayment(ctx: KitContext, input: unknown): Promise<Cr
 
 async function createOrReuse(ctx: KitContext, orderNo: string, amount: number, currency: string, data: Record<string, unknown>): Promise<Order> {
   try {
-    return await ctx.store.create({ id: randomUUID(), orderNo, amount, currency, state: 'created', data });
+    // Time-ordered ids keep today's orders (the ones being paid) on the same index pages.
+    return await ctx.store.create({ id: uuidV7(), orderNo, amount, currency, state: 'created', data });
   } catch (err) {
     // Two requests for the same orderNo raced: the loser answers with the winner's order.
     if (err instanceof KitError && err.code === 'ERR_ORDER_EXISTS') {

@@ -4,7 +4,6 @@
  * index used with ON CONFLICT DO NOTHING; sweepers claim due orders with FOR UPDATE SKIP LOCKED,
  * so two instances never receive the same order while its lease lasts.
  */
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { z } from 'zod';
 import { ConfigError, KitError } from '../../errors.js';
@@ -20,6 +19,7 @@ import { guarded } from './sql/errors.js';
 import { rowToEvent, rowToOrder } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
 import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkPatch } from './sql/validate.js';
+import { uuidV7 } from '../../uuid-v7.js';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres-client.js';
 export { migratePostgres } from './postgres-migrate.js';
@@ -75,7 +75,7 @@ function createPool(connectionString: string, logger: Logger): PgPoolLike {
 
 function eventValues(orderId: string, seq: number, event: NewEvent, now: Date): unknown[] {
   return [
-    randomUUID(),
+    uuidV7(now.getTime()),
     orderId,
     seq,
     event.type,

@@ -64,6 +64,16 @@ describe('createPayment', () => {
     expect(await k.store.getByOrderNo(orderNo)).toMatchObject({ id: order.id });
   });
 
+  it('names orders with time-ordered ids (UUID v7): a later order sorts after an earlier one', async () => {
+    const first = await k.createPayment(paymentInput(uniqueOrderNo('P-V7')));
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    const second = await k.createPayment(paymentInput(uniqueOrderNo('P-V7')));
+    for (const { order } of [first, second]) expect(order.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(first.order.id < second.order.id).toBe(true);
+    const idTime = Number.parseInt(first.order.id.replace('-', '').slice(0, 12), 16);
+    expect(Math.abs(idTime - first.order.createdAt.getTime())).toBeLessThan(1000);
+  });
+
   it('is idempotent by orderNo; another amount or currency is ERR_ORDER_EXISTS', async () => {
     const orderNo = uniqueOrderNo('P-IDEM');
     const first = await k.createPayment(paymentInput(orderNo));
