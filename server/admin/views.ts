@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Response } from 'express';
-import pug from 'pug';
+import { compilePugViews, type View } from '../pug-views.js';
 import type { Flash } from './flash.js';
 import { formatDateTime, formatMoney, stateLabel } from './format.js';
 
@@ -16,7 +16,7 @@ export const VIEW_NAMES = [
   'orders', 'order', 'batch', 'job', 'refunds', 'payouts', 'payout', 'subscriptions', 'error',
 ] as const;
 export type ViewName = (typeof VIEW_NAMES)[number];
-export type Views = Record<ViewName, (locals: Record<string, unknown>) => string>;
+export type Views = Record<ViewName, View>;
 
 function findUp(relative: string): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -31,15 +31,9 @@ function findUp(relative: string): string {
 export const ADMIN_VIEWS_DIR = findUp(join('views', 'admin'));
 export const ADMIN_CSS_FILE = join(findUp('public'), 'admin.css');
 
-let compiled: Views | null = null;
-
-/** Compiles every admin view once per process. */
+/** Every admin view, compiled once per process (see pug-views.ts). */
 export function compileViews(): Views {
-  if (compiled === null) {
-    const entries = VIEW_NAMES.map((name) => [name, pug.compileFile(join(ADMIN_VIEWS_DIR, `${name}.pug`), { basedir: ADMIN_VIEWS_DIR })]);
-    compiled = Object.fromEntries(entries) as Views;
-  }
-  return compiled;
+  return compilePugViews(ADMIN_VIEWS_DIR, VIEW_NAMES);
 }
 
 export function readAdminCss(): string {

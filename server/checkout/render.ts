@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Request, Response } from 'express';
-import pug from 'pug';
+import { compilePugViews, type View } from '../pug-views.js';
 import { sendNoStore } from './no-store.js';
 import { cspNonce } from './security/csp.js';
 
@@ -26,19 +26,15 @@ export const CHECKOUT_VIEWS_DIR = findUp(join('views', 'checkout'));
 /** Absolute path of `public/` (served at `{mount}/assets`). */
 export const PUBLIC_DIR = findUp('public');
 
-export type View = (locals: Record<string, unknown>) => string;
+export type { View };
 
-const cache = new Map<string, View>();
+/** The shopper-facing views, compiled together the first time any is asked for. */
+const CHECKOUT_VIEWS = ['error', 'pay', 'redirect-post', 'result'] as const;
+export type CheckoutViewName = (typeof CHECKOUT_VIEWS)[number];
 
-/** Compiles `views/checkout/{name}.pug` once per process. */
-export function compileView(name: string): View {
-  const file = join(CHECKOUT_VIEWS_DIR, `${name}.pug`);
-  let view = cache.get(file);
-  if (!view) {
-    view = pug.compileFile(file, { basedir: CHECKOUT_VIEWS_DIR });
-    cache.set(file, view);
-  }
-  return view;
+/** `views/checkout/{name}.pug`, compiled once per process (see pug-views.ts). */
+export function compileView(name: CheckoutViewName): View {
+  return compilePugViews(CHECKOUT_VIEWS_DIR, CHECKOUT_VIEWS)[name];
 }
 
 export interface PageLocals {

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pug from 'pug';
+import { compilePugViews, type View } from '../pug-views.js';
 import type { Reply } from './http.js';
 
 export const TEMPLATES = ['autosubmit', 'issuer-3ds', 'issuer-apm', 'hosted-card', 'message', 'inspector'] as const;
@@ -65,14 +65,10 @@ export interface PageOptions {
 }
 
 export class Pages {
-  readonly #templates: Record<TemplateName, pug.compileTemplate>;
+  readonly #templates: Record<TemplateName, View>;
 
   constructor(viewsDir: string = findViewsDir()) {
-    const compiled = {} as Record<TemplateName, pug.compileTemplate>;
-    for (const name of TEMPLATES) {
-      compiled[name] = pug.compileFile(join(viewsDir, `${name}.pug`), { basedir: viewsDir });
-    }
-    this.#templates = compiled;
+    this.#templates = compilePugViews(viewsDir, TEMPLATES);
   }
 
   render(name: TemplateName, locals: Record<string, unknown>, options: PageOptions = {}): Reply {

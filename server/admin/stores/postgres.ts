@@ -3,7 +3,6 @@
  * updates are single statements (atomic), payouts are inserted with ON CONFLICT DO NOTHING (the
  * double-submit guard), and migrations run under an advisory lock.
  */
-import pg from 'pg';
 import { ConfigError, KitError } from '../../errors.js';
 import type {
   AdminJob,
@@ -102,7 +101,8 @@ export async function createPostgresAdminStore(options: PostgresAdminStoreOption
     throw new ConfigError('pool', 'neither pool nor connectionString was given', 'pass a pg.Pool or a postgres:// URL');
   }
   const owned = options.pool === undefined;
-  const pool: AdminPgPool = options.pool ?? new pg.Pool({ connectionString: options.connectionString });
+  // node-postgres is loaded only when the store makes its own pool.
+  const pool: AdminPgPool = options.pool ?? new (await import('pg')).default.Pool({ connectionString: options.connectionString });
   await migrate(pool, schema);
   const t = (name: string): string => `"${schema}".${name}`;
 

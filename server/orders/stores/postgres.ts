@@ -4,7 +4,6 @@
  * index used with ON CONFLICT DO NOTHING; sweepers claim due orders with FOR UPDATE SKIP LOCKED,
  * so two instances never receive the same order while its lease lasts.
  */
-import pg from 'pg';
 import { z } from 'zod';
 import { ConfigError, KitError } from '../../errors.js';
 import { silentLogger } from '../../logging.js';
@@ -64,7 +63,9 @@ function parseOptions(options: PostgresStoreOptions): PostgresStoreOptions {
   return options;
 }
 
-function createPool(connectionString: string, logger: Logger): PgPoolLike {
+async function createPool(connectionString: string, logger: Logger): Promise<PgPoolLike> {
+  // Loaded only here: a shop on SQLite never pays for node-postgres in memory.
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString });
   // An idle connection dropped by the server is reported here; unhandled it would crash the process.
   pool.on('error', (error) => {
@@ -95,7 +96,7 @@ const first = (rows: Row[]): Row | undefined => rows[0];
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresOrderStore> {
   const { pool: given, connectionString, schema = 'public', logger = silentLogger, migrate = true } = parseOptions(options);
   quoteSchema(schema);
-  const pool = given ?? createPool(connectionString ?? '', logger);
+  const pool = given ?? (await createPool(connectionString ?? '', logger));
   const Q = buildQueries(schema);
   let ended = false;
   if (migrate) {

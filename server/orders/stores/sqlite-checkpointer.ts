@@ -56,7 +56,8 @@ export interface Checkpointer {
 
 export function startCheckpointer(file: string, logger: Logger): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file, idleMs: IDLE_INTERVAL_MS } });
+  // execArgv: [] so a parent's flags (--input-type=module, loaders) never reach the CommonJS source.
+  const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { driver, file, idleMs: IDLE_INTERVAL_MS } });
   let alive = true;
   const exited = new Promise<void>((resolve) => {
     worker.once('exit', () => {
