@@ -4,7 +4,7 @@
  * pass), no prototype keys, a size limit, one root named `respon`, and every value kept as a
  * string ("0000" stays "0000"). Anything else is ERR_PROTOCOL_MALFORMED.
  */
-import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { ProtocolError } from '../errors.js';
 import { zodIssuesToFields } from './schemas/common.js';
 import { authoriseResponseSchema, type AuthoriseResponse, type RiskReason } from './schemas/responses.js';
@@ -25,10 +25,6 @@ const parser = new XMLParser({
   maxNestedTags: 20,
   isArray: (_name, jPath) => jPath === `${ROOT}.risk_reasons`,
 });
-
-// The builder and validator ship with fast-xml-parser 5 (successor packages exist); kept to one dependency.
-// eslint-disable-next-line @typescript-eslint/no-deprecated
-const builder = new XMLBuilder({ processEntities: true, suppressEmptyNode: false, format: false });
 
 function malformed(reason: string): ProtocolError {
   return new ProtocolError('ERR_PROTOCOL_MALFORMED', `Malformed authorise response: ${reason}`);
@@ -132,17 +128,34 @@ export function parseAuthoriseXml(text: string): AuthoriseResponse {
 
 export type ResponXmlFields = Readonly<Record<string, string | readonly RiskReason[] | undefined>>;
 
+const TEXT_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', "'": '&apos;', '"': '&quot;' };
+const NEEDS_ESCAPE_RE = /[&<>'"]/;
+const ESCAPE_RE = /[&<>'"]/g;
+
+/** Element text with all five predefined entities, as XML builders write it. */
+function escapeText(value: string): string {
+  return NEEDS_ESCAPE_RE.test(value) ? value.replace(ESCAPE_RE, (c) => TEXT_ESCAPES[c] ?? c) : value;
+}
+
 /**
  * Builds `<?xml …?><respon>…</respon>` from string fields (undefined ones are left out);
- * `risk_reasons` becomes one `<risk_reasons>` element per reason. Text is escaped.
+ * `risk_reasons` becomes one `<risk_reasons>` element per reason. Text is escaped. Written as
+ * one string in field order: a flat document needs no general builder, whose per-node work cost
+ * more than the rest of an authorise reply.
  */
 export function buildResponXml(fields: ResponXmlFields): string {
-  const body: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) {
+  let xml = `<?xml version="1.0" encoding="UTF-8"?><${ROOT}>`;
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
     if (value === undefined) continue;
     if (!SAFE_TAG_RE.test(key) || FORBIDDEN_KEYS.has(key)) throw malformed(`"${key}" is not a safe element name`);
-    body[key] = typeof value === 'string' ? value : value.map((r) => ({ name: r.name, status: r.status }));
+    if (typeof value === 'string') {
+      xml += `<${key}>${escapeText(value)}</${key}>`;
+      continue;
+    }
+    for (const reason of value) {
+      xml += `<${key}><name>${escapeText(reason.name)}</name><status>${escapeText(reason.status)}</status></${key}>`;
+    }
   }
-  const xml: string = builder.build({ [ROOT]: body });
-  return `<?xml version="1.0" encoding="UTF-8"?>${xml}`;
+  return `${xml}</${ROOT}>`;
 }

@@ -124,6 +124,9 @@ export class Collection<T> {
   }
 }
 
+/** Pages the ledger's WAL reaches before a commit copies it into the database file. */
+export const WAL_CHECKPOINT_PAGES = 10_000;
+
 export interface SandboxDatabase {
   db: Database.Database;
   /** Runs `fn` in one SQLite transaction: several writes land together or not at all. */
@@ -140,6 +143,12 @@ export function openDatabase(path: string | undefined): SandboxDatabase {
     // (not a power cut) without waiting for the disk on every commit, as a gateway's reply should not.
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    // SQLite checkpoints inside the commit that takes the WAL past this many pages. At its default
+    // (1000) that is every ~130 payments, each time two fsyncs and a fresh copy of the pages every
+    // payment touches (index leaves, the last table pages), a third of the time a payment spends
+    // here. Ten times rarer copies those pages and waits for the disk far less often in all, and
+    // the WAL stays bounded (about 40 MB).
+    db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   }
   db.exec(TABLES.map(schemaSql).join('\n'));
   // One wrapper for every call: db.transaction() builds a new one each time, which costs more than a write.

@@ -8,7 +8,7 @@ import type { Logger } from '../logging.js';
 import { readBody } from './body.js';
 import type { RequestInfo, SandboxContext } from './context.js';
 import type { FaultTarget, SandboxOperation, StoredFaultRule } from './faults.js';
-import { errorReply, jsonReply, SandboxHttpError, sendReply, str, writeReply, type EtagFn, type Reply } from './http.js';
+import { errorReply, jsonReply, SandboxHttpError, str, writeReply, type Reply } from './http.js';
 
 /** How long a `timeout` fault holds a response: far beyond any client timeout. */
 export const TIMEOUT_HOLD_MS = 10 * 60 * 1000;
@@ -164,12 +164,12 @@ function directInfo(req: IncomingMessage): RequestInfo {
   };
 }
 
-export type DirectHandler = (req: IncomingMessage, res: ServerResponse, etag: EtagFn | undefined) => Promise<void>;
+export type DirectHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 export interface Endpoint {
   /** The Express route: mounted apps, and whatever sandbox.listen() leaves to the app. */
   express: RequestHandler;
-  /** The same pipeline on a plain node request, answered like Express's res.send would. */
+  /** The same pipeline on a plain node request. */
   direct: DirectHandler;
 }
 
@@ -177,11 +177,11 @@ export function endpoint(ctx: SandboxContext, held: HeldResponses, operation: Sa
   return {
     express: (req, res) =>
       serve(ctx, held, operation, handler, req, req, res, (reply) => {
-        sendReply(res, reply);
+        writeReply(res, reply);
       }),
-    direct: (req, res, etag) =>
+    direct: (req, res) =>
       serve(ctx, held, operation, handler, req, directInfo(req), res, (reply) => {
-        writeReply(res, reply, etag);
+        writeReply(res, reply);
       }),
   };
 }

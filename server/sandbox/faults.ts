@@ -96,7 +96,11 @@ export class FaultRegistry {
       rule.used += 1;
       taken.push({ ...rule });
     }
-    if (taken.length > 0) this.#rules = this.#rules.filter((rule) => rule.times === undefined || rule.used < rule.times);
+    // Rebuilt only when a rule is used up: a rule without `times` (one dropNotification for a
+    // whole load test) applies to every request and would otherwise copy the list each time.
+    if (taken.some((rule) => rule.times !== undefined && rule.used >= rule.times)) {
+      this.#rules = this.#rules.filter((rule) => rule.times === undefined || rule.used < rule.times);
+    }
     return taken;
   }
 }

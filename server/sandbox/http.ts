@@ -42,6 +42,7 @@ export function errorReply(error: SandboxHttpError): Reply {
   return jsonReply({ code: error.code, source: error.source, message: error.message }, error.status);
 }
 
+/** A page or control answer through Express's res.send (which adds an ETag). */
 export function sendReply(res: Response, reply: Reply): void {
   res.status(reply.status);
   res.setHeader('Content-Type', reply.contentType);
@@ -50,19 +51,15 @@ export function sendReply(res: Response, reply: Reply): void {
   res.send(reply.body);
 }
 
-/** Express's ETag function (`app.get('etag fn')`): undefined when ETags are off. */
-export type EtagFn = (body: string, encoding: 'utf8') => string | undefined;
-
 /**
- * The same answer as sendReply on a plain node response, header for header (for a POST,
- * Express's res.send adds only ETag and Content-Length), without Express's per-response work.
+ * An API answer (/v1) on a node response, Express's or not: what res.send would write, header for
+ * header, minus its ETag. The answers are no-store, so no client can revalidate with one, and
+ * hashing every body for it cost more than writing it.
  */
-export function writeReply(res: ServerResponse, reply: Reply, etag: EtagFn | undefined): void {
+export function writeReply(res: ServerResponse, reply: Reply): void {
   const headers: Record<string, string | number> = { 'Content-Type': reply.contentType, 'Cache-Control': 'no-store' };
   if (reply.headers !== undefined) Object.assign(headers, reply.headers);
   headers['Content-Length'] = Buffer.byteLength(reply.body, 'utf8');
-  const tag = etag?.(reply.body, 'utf8');
-  if (tag !== undefined) headers.ETag = tag;
   res.writeHead(reply.status, headers);
   res.end(reply.body, 'utf8');
 }

@@ -9,7 +9,7 @@ import type { SandboxContext } from './context.js';
 import { openDatabase } from './db.js';
 import { endpoint, HeldResponses, type DirectHandler, type EndpointHandler } from './endpoint.js';
 import { FaultRegistry, type FaultRule, type SandboxOperation, type StoredFaultRule } from './faults.js';
-import { jsonReply, sendReply, writeReply, type EtagFn, type Reply } from './http.js';
+import { jsonReply, writeReply } from './http.js';
 import { accountKey, LedgerStore, type SandboxLedger } from './ledger.js';
 import { Notifier } from './notifier.js';
 import { resolveSandboxOptions, type SandboxOptions } from './options.js';
@@ -102,24 +102,22 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   });
   mountInspector(app, ctx, pages);
   app.use('/v1', (_req, res) => {
-    sendReply(res, jsonReply({ code: 'I0404', source: 'path', message: 'no such operation' }, 404));
+    writeReply(res, jsonReply({ code: 'I0404', source: 'path', message: 'no such operation' }, 404));
   });
-  const internalError = (error: unknown, res: ServerResponse, send: (reply: Reply) => void): void => {
+  const internalError = (error: unknown, res: ServerResponse): void => {
     resolved.logger.error({ error }, 'sandbox request failed');
-    if (!res.headersSent) send(jsonReply({ code: 'I9999', source: '', message: 'sandbox internal error' }, 500));
+    if (!res.headersSent) writeReply(res, jsonReply({ code: 'I9999', source: '', message: 'sandbox internal error' }, 500));
   };
   // Last resort: never show a stack trace.
   app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    internalError(error, res, (reply) => {
-      sendReply(res, reply);
-    });
+    internalError(error, res);
   });
 
   /**
    * The servers of listen() answer the /v1 operations (exact paths, POST) without Express, whose
-   * routing and res.send cost about as much as a whole query; the answers are the same, header for
-   * header. Everything else goes to the app, and so does every request once the app's settings
-   * differ from the defaults this path reproduces.
+   * routing costs about as much as a whole query; the answers are the same, header for header.
+   * Everything else goes to the app, and so does every request once the app's settings differ
+   * from the defaults this path reproduces.
    */
   const serve = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '';
@@ -129,11 +127,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       app(req, res);
       return;
     }
-    const etag = app.get('etag fn') as EtagFn | undefined;
-    run(req, res, etag).catch((error: unknown) => {
-      internalError(error, res, (reply) => {
-        writeReply(res, reply, etag);
-      });
+    run(req, res).catch((error: unknown) => {
+      internalError(error, res);
     });
   };
 

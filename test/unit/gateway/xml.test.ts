@@ -1,6 +1,9 @@
+import fc from 'fast-check';
+import { XMLBuilder } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../../server/errors.js';
-import { buildResponXml, MAX_XML_BYTES, parseAuthoriseXml } from '../../../server/gateway/xml.js';
+import type { RiskReason } from '../../../server/gateway/schemas/responses.js';
+import { buildResponXml, MAX_XML_BYTES, parseAuthoriseXml, type ResponXmlFields } from '../../../server/gateway/xml.js';
 
 const expectMalformed = (xml: string): void => {
   try {
@@ -100,6 +103,42 @@ describe('buildResponXml', () => {
     expect(xml).toContain('a=1&amp;b=2');
     const { note: _note, ...expected } = fields;
     expect(parseAuthoriseXml(xml)).toEqual(expected);
+  });
+
+  it('writes exactly what a general XML builder writes, byte for byte', () => {
+    // The reference: fast-xml-parser's builder, as the reply was built before it was a string.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+    const builder = new XMLBuilder({ processEntities: true, suppressEmptyNode: false, format: false });
+    const reference = (fields: ResponXmlFields): string => {
+      const body: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(fields)) {
+        if (value === undefined) continue;
+        body[key] = typeof value === 'string' ? value : value.map((r) => ({ name: r.name, status: r.status }));
+      }
+      return `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ respon: body })}`;
+    };
+    // Text heavy in the characters that need escaping, entity look-alikes and non-ASCII.
+    const text = fc.oneof(
+      fc.string({ unit: fc.constantFrom('&', '<', '>', '"', "'", ';', '#', 'a', 'Z', '0', ' ', 'é', '€', '\n', '&amp;') }),
+      fc.string({ unit: 'grapheme' }),
+      fc.string(),
+    );
+    const reasons = fc.array(fc.record({ name: text, status: text }), { maxLength: 4 }) as fc.Arbitrary<RiskReason[]>;
+    const key = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_.-]{0,20}$/).filter((k) => !['constructor', 'prototype'].includes(k));
+    const fields = fc.dictionary(key, fc.oneof(text, reasons, fc.constant(undefined)), { maxKeys: 25 });
+    fc.assert(
+      fc.property(fields, (value) => {
+        expect(buildResponXml(value)).toBe(reference(value));
+      }),
+      { numRuns: 2000 },
+    );
+    const reply = {
+      merchant_id: '701001', account_id: '701001010', order_no: 'O-1', amount: '25.00', currency: 'USD', transaction_id: 'SBX1',
+      order_status: '1', card: '424242******4242', result_info: '0000:Success', contract_name: '', note: 'a "b" & <c>',
+      risk_reasons: [{ name: 'card_bin', status: 'ACCEPT' }], issuer_url: undefined, encryption_data: 'f'.repeat(64),
+    };
+    expect(buildResponXml(reply)).toBe(reference(reply));
+    expect(buildResponXml({})).toBe(reference({}));
   });
 
   it('refuses unsafe element names', () => {

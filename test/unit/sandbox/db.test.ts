@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Collection, openDatabase } from '../../../server/sandbox/db.js';
+import { Collection, openDatabase, WAL_CHECKPOINT_PAGES } from '../../../server/sandbox/db.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-db-'));
 afterAll(() => {
@@ -61,6 +61,16 @@ describe('sandbox ledger tables', () => {
     docs.put('T2', { id: 'T2', account: 'A', order: 'O2', n: 2 });
     database.close();
     exercise(path);
+  });
+
+  it('checkpoint a file ledger less often than SQLite would, still with a bound', () => {
+    const database = openDatabase(join(dir, 'pragmas.sqlite'));
+    try {
+      expect(database.db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(database.db.pragma('wal_autocheckpoint', { simple: true })).toBe(WAL_CHECKPOINT_PAGES);
+    } finally {
+      database.close();
+    }
   });
 
   it('keep working on a file written with the earlier layout (id primary key, seq index)', () => {
