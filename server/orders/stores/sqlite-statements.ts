@@ -60,6 +60,8 @@ export interface SqliteStatements {
   bumpEventSeq: Stmt<[string], { last_event_seq: number }>;
   eventByKey: Stmt<[string, string], Row>;
   insertEvent: Stmt<[EventParams]>;
+  /** Inserts nothing (changes 0) when the order already has an event with this dedupe key. */
+  insertEventOnce: Stmt<[EventParams]>;
   listEvents: Stmt<[string], Row>;
   acquireLease: Stmt<[{ id: string; owner: string; until: number; now: number }]>;
   setLease: Stmt<[{ id: string; owner: string; until: number }]>;
@@ -93,6 +95,10 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
     insertEvent: db.prepare(`INSERT INTO ${E}
       (id, order_id, seq, type, source, from_state, to_state, dedupe_key, actor, data, created_at)
       VALUES (@id, @orderId, @seq, @type, @source, @fromState, @toState, @dedupeKey, @actor, @data, @createdAt)`),
+    insertEventOnce: db.prepare(`INSERT INTO ${E}
+      (id, order_id, seq, type, source, from_state, to_state, dedupe_key, actor, data, created_at)
+      VALUES (@id, @orderId, @seq, @type, @source, @fromState, @toState, @dedupeKey, @actor, @data, @createdAt)
+      ON CONFLICT (order_id, dedupe_key) DO NOTHING`),
     listEvents: db.prepare(`SELECT * FROM ${E} WHERE order_id = ? ORDER BY seq`),
     acquireLease: db.prepare(`UPDATE ${T} SET lease_owner = @owner, lease_until = @until
       WHERE id = @id AND (lease_owner IS NULL OR lease_until <= @now OR lease_owner = @owner)`),

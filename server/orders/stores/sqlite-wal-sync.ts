@@ -7,10 +7,12 @@
  * promise as FULL (a write's promise settles only once its WAL frames are on disk) without the
  * stall, and one fsync covers every commit made while the previous one was running.
  *
- * fsync flushes the file, not a descriptor, so a read-only descriptor of `<db>-wal` suffices.
+ * It uses fdatasync, as SQLite itself does on Linux: the frames and whatever metadata reading them
+ * back needs (the file's length), without the timestamps. That flushes the file, not a
+ * descriptor, so a read-only descriptor of `<db>-wal` suffices.
  * SQLite keeps that file (the same inode) for as long as the store's connection is open.
  */
-import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 
 export type SyncDone = (error: Error | null) => void;
 
@@ -52,7 +54,7 @@ export function createWalSync(walPath: string): WalSync {
       return;
     }
     running = true;
-    fsync(descriptor, (error) => {
+    fdatasync(descriptor, (error) => {
       running = false;
       if (closing) {
         // flushSync has settled everyone; the descriptor was kept open for this call only.
@@ -97,7 +99,7 @@ export function createWalSync(walPath: string): WalSync {
       next = [];
       let failure: Error | null = null;
       try {
-        fsyncSync(open());
+        fdatasyncSync(open());
       } catch (error) {
         failure = error as Error;
       }

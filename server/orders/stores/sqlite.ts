@@ -195,18 +195,21 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     if (!row) return { ok: false, current: null };
     const current = rowToOrder(row);
     if (current.version !== expectedVersion) return { ok: false, current };
-    if (event?.dedupeKey && s.eventByKey.get(id, event.dedupeKey)) return { ok: false, current };
     const now = Date.now();
     const seq = seqOf(row) + (event ? 1 : 0);
+    const written = event ? eventParams(id, seq, event, now) : null;
+    // The event goes first: the unique (order_id, dedupe_key) index is the duplicate check, and a
+    // repeat has then written nothing at all.
+    if (written !== null && s.insertEventOnce.run(written).changes === 0) return { ok: false, current };
     const next = applyPatch(current, patch, now);
     const params = orderParams(next, seq);
-    if (s.updateOrder.run({ ...params, expectedVersion }).changes !== 1) return { ok: false, current };
+    if (s.updateOrder.run({ ...params, expectedVersion }).changes !== 1) {
+      // Unreachable while this transaction holds the write lock; throwing rolls the event back too.
+      throw new KitError('ERR_STORE', 'The order changed inside its own write transaction', { details: { orderId: id } });
+    }
     // What was written, as a read would return it (data through JSON), without reading it back.
     const order: Order = { ...next, data: JSON.parse(params.data) as Record<string, unknown> };
-    if (!event) return { ok: true, order, event: null };
-    const written = eventParams(id, seq, event, now);
-    s.insertEvent.run(written);
-    return { ok: true, order, event: storedEvent(written) };
+    return { ok: true, order, event: written === null ? null : storedEvent(written) };
   };
 
   const appendWork = (orderId: string, event: NewEvent): AppendResult => {
