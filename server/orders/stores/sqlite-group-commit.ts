@@ -7,7 +7,10 @@
  *
  * Without a `walSync`, COMMIT itself waits for the disk (`synchronous=FULL`) and the promises
  * settle after it. With one (sqlite-wal-sync.ts), COMMIT does not wait for the disk: they settle
- * after the background fsync that covers the commit.
+ * after the background fsync that covers the commit, and writes arriving while that fsync runs
+ * wait for it and then commit together. So each commit gathers everything that arrived during
+ * the last disk wait, as when COMMIT itself blocked, and the hot pages (index leaves, the table's
+ * last page) go to the WAL once per disk wait rather than once per turn of the event loop.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { KitError } from '../../errors.js';
@@ -60,6 +63,8 @@ export function createGroupCommit(db: BetterSqlite3.Database, options: GroupComm
   let walSync = options.walSync ?? null;
   let queue: Pending[] = [];
   let scheduled = false;
+  // A commit is waiting for its background fsync: the next one waits for it too.
+  let syncing = false;
   // Called inside `batch`, better-sqlite3 turns this into SAVEPOINT … RELEASE (ROLLBACK TO on a throw).
   const savepoint = db.transaction((work: () => unknown) => work());
   const batch = db.transaction((items: Pending[]): Outcome[] =>
@@ -101,16 +106,26 @@ export function createGroupCommit(db: BetterSqlite3.Database, options: GroupComm
       return;
     }
     if (sync === null) settleAll(items, outcomes);
-    else
+    else {
+      syncing = true;
       sync.request((error) => {
+        syncing = false;
         afterSync(items, outcomes, error);
+        schedule();
       });
+    }
     onCommit?.();
+  }
+
+  function schedule(): void {
+    if (scheduled || queue.length === 0) return;
+    scheduled = true;
+    defer(commitQueued);
   }
 
   function commitQueued(): void {
     scheduled = false;
-    while (queue.length > 0) {
+    while (queue.length > 0 && !syncing) {
       const items = queue.length > MAX_BATCH ? queue.slice(0, MAX_BATCH) : queue;
       queue = queue.length > MAX_BATCH ? queue.slice(MAX_BATCH) : [];
       try {
@@ -128,15 +143,16 @@ export function createGroupCommit(db: BetterSqlite3.Database, options: GroupComm
     write<T>(work: () => T): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-        if (!scheduled) {
-          scheduled = true;
-          defer(commitQueued);
-        }
+        schedule();
       });
     },
     flush() {
-      commitQueued();
+      // Synchronously, whatever is in flight: each sync settles its commit and lets the next one run.
       walSync?.flushSync();
+      while (queue.length > 0) {
+        commitQueued();
+        walSync?.flushSync();
+      }
     },
   };
 }

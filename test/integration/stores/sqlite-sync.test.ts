@@ -73,6 +73,33 @@ describe('group commit with a background sync', () => {
     db.close();
   });
 
+  it('holds writes that arrive while a sync runs, then commits them together', async () => {
+    const db = table(nextFile());
+    const sync = manualSync();
+    let commits = 0;
+    const group = createGroupCommit(db, { walSync: sync, onCommit: () => commits++ });
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const count = (): unknown => db.prepare('SELECT COUNT(*) AS n FROM t').get();
+    const first = group.write(() => insert.run(1));
+    await tick();
+    expect(commits).toBe(1);
+    const later = [2, 3, 4].map((v) => group.write(() => insert.run(v)));
+    await tick();
+    await tick();
+    // Queued behind the running sync: not even executed yet.
+    expect(commits).toBe(1);
+    expect(count()).toEqual({ n: 1 });
+    sync.finish();
+    await first;
+    await tick();
+    expect(commits).toBe(2);
+    expect(count()).toEqual({ n: 4 });
+    expect(sync.pending).toHaveLength(1);
+    sync.finish();
+    await Promise.all(later);
+    db.close();
+  });
+
   it('rejects the writes of a failed sync with ERR_STORE, reports it once, then acknowledges after COMMIT', async () => {
     const db = table(nextFile());
     const sync = manualSync();
