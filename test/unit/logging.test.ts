@@ -68,7 +68,12 @@ describe('redactingLogger', () => {
 
 describe('jsonNeedsNoRedaction', () => {
   const digits = fc.stringMatching(/^\d{10,19}$/);
-  const text = fc.oneof(fc.string(), digits, fc.constantFrom('4242 4242 4242 4242', 'x\n4242424242424242', '424242******4242'));
+  const text = fc.oneof(
+    fc.string(),
+    digits,
+    fc.constantFrom('4242 4242 4242 4242', 'x\n4242424242424242', '\t4242424242424242', '"4242424242424242', '424242******4242', 'SBX202611210520094PY44G', 'SBX4242424242424242'),
+    fc.tuple(fc.constantFrom('', ' ', 'A', '-', '\\', '\u0001', 'é'), digits).map(([before, run]) => before + run),
+  );
   const key = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('card', 'CVV', 'security_code', 'Expiry', 'note', 'cardx'));
   const data = fc.letrec((tie) => ({
     value: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null), tie('object'), tie('array')),
@@ -95,5 +100,8 @@ describe('jsonNeedsNoRedaction', () => {
     for (let i = 0; i < 13; i++) deep = { deep };
     expect(jsonNeedsNoRedaction(JSON.stringify(deep))).toBe(false);
     expect(jsonNeedsNoRedaction(JSON.stringify({ resultCode: '0000', card: undefined, orderNo: 'A-1', amount: 2500 }))).toBe(true);
+    // Transaction ids carry long (even Luhn-valid) digit runs glued to letters: nothing to mask.
+    expect(jsonNeedsNoRedaction(JSON.stringify({ transaction_id: 'SBX202611210520094PY44G', order_no: 'N-0000001' }))).toBe(true);
+    expect(jsonNeedsNoRedaction(JSON.stringify({ note: 'paid 4242424242424242' }))).toBe(false);
   });
 });
