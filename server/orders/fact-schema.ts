@@ -27,7 +27,15 @@ const minor = z.int().nonnegative();
 /** Keys of `order.data` only the engine writes: a fact's orderData may not set them. */
 export const ENGINE_DATA_KEYS: readonly string[] = ['attentionAt', AUTHORIZATION_RELEASED];
 
-const details = z.record(z.string(), z.unknown());
+/**
+ * A plain JSON-like object, taken as is: z.record would parse and copy every key of it for no
+ * gain (nothing narrows `unknown`), and the engine copies what it keeps through JSON anyway.
+ */
+export const jsonObjectSchema = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  'must be an object',
+);
+const details = jsonObjectSchema;
 const orderData = details.superRefine((value, ctx) => {
   for (const key of ENGINE_DATA_KEYS) {
     if (key in value) ctx.addIssue({ code: 'custom', path: [key], message: 'is kept by the reconcile engine' });

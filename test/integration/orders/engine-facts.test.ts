@@ -75,6 +75,16 @@ describe('orderData: details merged into order.data', () => {
     expect(error.field).toBe('orderData.authorizationReleased');
     expect((await store.get(order.id))!.version).toBe(0);
   });
+
+  it('refuses data and orderData that are not plain objects, naming the field', async () => {
+    const { store, engine } = setup();
+    const order = await makeOrder(store);
+    for (const [field, value] of [['data', ['x']], ['orderData', 'text'], ['data', null]] as const) {
+      const error = await failure(engine.apply({ orderId: order.id, source: 'pay', outcome: 'approved', [field]: value } as never));
+      expect(error.field).toBe(field);
+    }
+    expect((await store.get(order.id))!.version).toBe(0);
+  });
 });
 
 describe('attention carried by a fact', () => {

@@ -6,11 +6,12 @@
 import { z } from 'zod';
 import { ValidationError } from '../../../errors.js';
 import { maskCardNumbers } from '../../../logging.js';
+import { jsonObjectSchema } from '../../fact-schema.js';
 import { ORDER_STATES } from '../../types.js';
 import type { NewEvent, NewOrder, OrderPatch } from '../../types.js';
 
 const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const jsonObject = z.record(z.string(), z.unknown());
+const jsonObject = jsonObjectSchema;
 const state = z.enum(ORDER_STATES);
 const method = z.enum(['card', 'apm', 'hosted']);
 /** The gateway's masked card (424242******4242); anything that still reads as a card number is refused. */
