@@ -69,7 +69,10 @@ export interface Fixture {
   gateway: SandboxListener;
   /** Origin of the shop, e.g. http://127.0.0.1:40123 (the kit is mounted at /checkout). */
   shopUrl: string;
+  /** A read-only connection to the kit's orders, for counting them. */
   db: Database.Database;
+  /** Resolves once no request is being handled (the load generator may stop mid-request). */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -98,6 +101,16 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
     store,
     confirmNotifications: options.confirmNotifications ?? true,
   });
+  // Counts requests still being handled, so the orders are counted only once every one is done.
+  let inFlight = 0;
+  const waiters: (() => void)[] = [];
+  app.use((_req, res, next) => {
+    inFlight++;
+    res.once('finish', () => {
+      if (--inFlight === 0) for (const wake of waiters.splice(0)) wake();
+    });
+    next();
+  });
   app.use('/checkout', kit.router);
 
   return {
@@ -106,6 +119,12 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
     gateway,
     shopUrl,
     db,
+    idle() {
+      if (inFlight === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        waiters.push(resolve);
+      });
+    },
     async close() {
       await kit.close();
       await new Promise<void>((resolve) => {

@@ -54,11 +54,16 @@ async function prepare(scenario: Scenario, dir: string): Promise<Prepared> {
   return { url: fixture.shopUrl, expectStatus: scenario === 'pay_direct' ? 303 : 200 };
 }
 
+/** Waits for `promise`, at most `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 /** Waits for notifications still in flight (pay_direct), at most a few seconds. */
 async function settleNotifications(fixture: Fixture): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([fixture.sandbox.notifier.flush(), new Promise((resolve) => (timer = setTimeout(resolve, 5000)))]);
-  clearTimeout(timer);
+  await within(fixture.sandbox.notifier.flush(), 5000);
 }
 
 async function finish(): Promise<Finished> {
@@ -66,6 +71,7 @@ async function finish(): Promise<Finished> {
   const { fixture, scenario } = active;
   active = null;
   await settleNotifications(fixture);
+  await within(fixture.idle(), 5000);
   await profileStop(scenario);
   const states = countStates(fixture);
   await fixture.close();
