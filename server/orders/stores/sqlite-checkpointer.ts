@@ -57,7 +57,13 @@ export interface Checkpointer {
 export function startCheckpointer(file: string, logger: Logger): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   // execArgv: [] so a parent's flags (--input-type=module, loaders) never reach the CommonJS source.
-  const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { driver, file, idleMs: IDLE_INTERVAL_MS } });
+  // Its JavaScript is a timer and a pragma: a small V8 heap keeps the thread to a few MB of memory.
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    execArgv: [],
+    resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
+    workerData: { driver, file, idleMs: IDLE_INTERVAL_MS },
+  });
   let alive = true;
   const exited = new Promise<void>((resolve) => {
     worker.once('exit', () => {
