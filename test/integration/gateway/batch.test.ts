@@ -1,19 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayError, ProtocolError } from '../../../server/errors.js';
 import type { BatchOrderInput } from '../../../server/gateway/operations/batch.js';
-import { jsonReply, startRecordingServer, type RecordedRequest, type RecordingServer } from '../../helpers/recording-server.js';
-import { AID, clientFor, jsonOf, MID, sha } from './support.js';
+import { jsonReply, type RecordedRequest } from '../../helpers/recording-server.js';
+import { AID, clientFor, jsonOf, MID, sha, useRecordingServer } from './support.js';
 
-let server: RecordingServer;
-beforeAll(async () => {
-  server = await startRecordingServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.reset();
-});
+const server = useRecordingServer();
 afterEach(() => {
   // Every operation of the interface is a POST.
   expect(server.requests.map((r) => r.method).filter((m) => m !== 'POST')).toEqual([]);

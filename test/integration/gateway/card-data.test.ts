@@ -1,19 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { redact, type Logger } from '../../../server/logging.js';
-import { startRecordingServer, type RecordingServer } from '../../helpers/recording-server.js';
-import { clientFor, CVV, directInput, EXP_MONTH, EXP_YEAR, jsonOf, PAN } from './support.js';
+import { clientFor, CVV, directInput, EXP_MONTH, EXP_YEAR, jsonOf, PAN, useRecordingServer } from './support.js';
 import { containsStandalone } from '../../helpers/secrets.js';
 
-let server: RecordingServer;
-beforeAll(async () => {
-  server = await startRecordingServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.reset();
-});
+const server = useRecordingServer();
 afterEach(() => {
   // Every operation of the interface is a POST.
   expect(server.requests.map((r) => r.method).filter((m) => m !== 'POST')).toEqual([]);

@@ -2,21 +2,12 @@
  * signAuthorise / sendAuthorise: the two halves of authorise, so a caller can refuse bad input
  * before it records anything and then send exactly the request it checked.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../server/errors.js';
-import { startRecordingServer, xmlReply, type RecordingServer } from '../../helpers/recording-server.js';
-import { clientFor, directInput, jsonOf, signedRespon } from './support.js';
+import { xmlReply } from '../../helpers/recording-server.js';
+import { clientFor, directInput, jsonOf, signedRespon, useRecordingServer } from './support.js';
 
-let server: RecordingServer;
-beforeAll(async () => {
-  server = await startRecordingServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.reset();
-});
+const server = useRecordingServer();
 
 const approved = (orderNo: string) =>
   signedRespon({ order_no: orderNo, amount: '26.50', currency: 'USD', transaction_id: 'TX-S1', order_status: '1', result_info: '0000:Success', card: '411111******1111' });

@@ -1,18 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayError, ProtocolError, TransportError, ValidationError } from '../../../server/errors.js';
-import { jsonReply, startRecordingServer, xmlReply, type RecordingServer } from '../../helpers/recording-server.js';
-import { AID, clientFor, directInput, jsonOf, MID, PAN, sha, signedRespon } from './support.js';
+import { jsonReply, xmlReply } from '../../helpers/recording-server.js';
+import { AID, clientFor, directInput, jsonOf, MID, PAN, sha, signedRespon, useRecordingServer } from './support.js';
 
-let server: RecordingServer;
-beforeAll(async () => {
-  server = await startRecordingServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.reset();
-});
+const server = useRecordingServer();
 afterEach(() => {
   // Every operation of the interface is a POST.
   expect(server.requests.map((r) => r.method).filter((m) => m !== 'POST')).toEqual([]);

@@ -1,18 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { TransportError } from '../../../server/errors.js';
-import { jsonReply, startRecordingServer, type RecordingServer } from '../../helpers/recording-server.js';
-import { AID, clientFor, closedPortUrl, directInput, MID, sha } from './support.js';
+import { jsonReply } from '../../helpers/recording-server.js';
+import { AID, clientFor, closedPortUrl, directInput, MID, sha, useRecordingServer } from './support.js';
 
-let server: RecordingServer;
-beforeAll(async () => {
-  server = await startRecordingServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.reset();
-});
+const server = useRecordingServer();
 afterEach(() => {
   // Every operation of the interface is a POST.
   expect(server.requests.map((r) => r.method).filter((m) => m !== 'POST')).toEqual([]);

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { createGatewayClient, type GatewayClient, type GatewayClientOptions } from '../../../server/gateway/client.js';
 import type { DirectPaymentInput } from '../../../server/gateway/operations/payment-inputs.js';
 import { buildResponXml } from '../../../server/gateway/xml.js';
-import type { RecordedRequest, RecordingServer } from '../../helpers/recording-server.js';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { startRecordingServer, type RecordedRequest, type RecordingServer } from '../../helpers/recording-server.js';
 
 export const MID = '701001';
 export const AID = '701001010';
@@ -88,4 +89,44 @@ export async function closedPortUrl(): Promise<string> {
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   await new Promise<void>((resolve) => server.close(() => { resolve(); }));
   return `http://127.0.0.1:${port}`;
+}
+
+/**
+ * One recording server for the calling test file: started before its tests, emptied before each,
+ * closed after. The returned object stands for it from the moment it has started.
+ */
+export function useRecordingServer(): RecordingServer {
+  let current: RecordingServer | null = null;
+  const live = (): RecordingServer => {
+    if (current === null) throw new Error('the recording server starts in beforeAll: use it inside a test or hook');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await startRecordingServer();
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  beforeEach(() => {
+    current?.reset();
+  });
+  return {
+    get url() {
+      return live().url;
+    },
+    get requests() {
+      return live().requests;
+    },
+    reply: (...replies) => {
+      live().reply(...replies);
+    },
+    setFallback: (responder) => {
+      live().setFallback(responder);
+    },
+    waitForRequests: (count, withinMs) => live().waitForRequests(count, withinMs),
+    reset: () => {
+      live().reset();
+    },
+    close: () => live().close(),
+  };
 }
