@@ -53,20 +53,19 @@ const MASKED_CARD_RE = /^\d{4,6}\*{2,}\d{4}$/;
 // Not inside an identifier: the gateway's transaction ids (SBX20261121052009…) carry long digit runs.
 const DIGIT_RUN_RE = /(?<![A-Za-z0-9])\d(?:[ -]?\d){12,18}/g;
 
+/** A run DIGIT_RUN_RE found that is a card number: its digits pass the Luhn check. */
+const isCardRun = (run: string): boolean => luhnValid(run.replace(/[ -]/g, ''));
 
 function hasCardNumber(text: string): boolean {
   for (const match of text.matchAll(DIGIT_RUN_RE)) {
-    if (luhnValid(match[0].replace(/[ -]/g, ''))) return true;
+    if (isCardRun(match[0])) return true;
   }
   return false;
 }
 
 /** Masks every run of 13–19 digits (spaces or dashes allowed, not glued to a letter before it) that passes the Luhn check. */
 export function maskCardNumbers(text: string): string {
-  return text.replace(DIGIT_RUN_RE, (run) => {
-    const digits = run.replace(/[ -]/g, '');
-    return luhnValid(digits) ? '[REDACTED CARD]' : run;
-  });
+  return text.replace(DIGIT_RUN_RE, (run) => (isCardRun(run) ? '[REDACTED CARD]' : run));
 }
 
 /** A deep copy with secrets removed; safe to log, throw or store. */
