@@ -10,7 +10,9 @@
  * after the background fsync that covers the commit, and writes arriving while that fsync runs
  * wait for it and then commit together. So each commit gathers everything that arrived during
  * the last disk wait, as when COMMIT itself blocked, and the hot pages (index leaves, the table's
- * last page) go to the WAL once per disk wait rather than once per turn of the event loop.
+ * last page) go to the WAL once per disk wait rather than once per turn of the event loop. That
+ * next commit, and its fsync, start as soon as the previous fsync ends, before its writers hear
+ * back: answering them is CPU work the disk need not wait for.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { KitError } from '../../errors.js';
@@ -77,11 +79,7 @@ export function createGroupCommit(db: BetterSqlite3.Database, options: GroupComm
     }),
   );
 
-  function afterSync(items: Pending[], outcomes: Outcome[], error: Error | null): void {
-    if (error === null) {
-      settleAll(items, outcomes);
-      return;
-    }
+  function afterSync(items: Pending[], outcomes: Outcome[], error: Error): void {
     if (walSync !== null) {
       walSync = null;
       onSyncFailed?.(error);
@@ -110,6 +108,13 @@ export function createGroupCommit(db: BetterSqlite3.Database, options: GroupComm
       syncing = true;
       sync.request((error) => {
         syncing = false;
+        if (error === null) {
+          // What arrived during this fsync commits first, so its own fsync is already running
+          // while these callers go on to write their answers (CPU the disk need not wait for).
+          commitQueued();
+          settleAll(items, outcomes);
+          return;
+        }
         afterSync(items, outcomes, error);
         schedule();
       });

@@ -73,8 +73,10 @@ export function createWalSync(walPath: string): WalSync {
       const done = covered;
       covered = next;
       next = [];
-      settle(done, null);
+      // The next fsync starts before anyone hears back: a request made while they run waits for
+      // it or, arriving after it started, for the one after.
       if (covered.length > 0) start();
+      settle(done, null);
     });
   }
 

@@ -100,6 +100,30 @@ describe('group commit with a background sync', () => {
     db.close();
   });
 
+  it('commits what arrived during a sync, and asks for its sync, before that sync\'s writers hear back', async () => {
+    const db = table(nextFile());
+    const sync = manualSync();
+    let commits = 0;
+    const group = createGroupCommit(db, { walSync: sync, onCommit: () => commits++ });
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const first = group.write(() => insert.run(1));
+    await tick();
+    const later = group.write(() => insert.run(2));
+    await tick();
+    expect(commits).toBe(1);
+    let seenByFirst: { commits: number; syncsRequested: number } | null = null;
+    const firstDone = first.then(() => {
+      seenByFirst = { commits, syncsRequested: sync.pending.length };
+    });
+    sync.finish();
+    await firstDone;
+    // The second commit and its fsync were under way before the first writer went on.
+    expect(seenByFirst).toEqual({ commits: 2, syncsRequested: 1 });
+    sync.finish();
+    await later;
+    db.close();
+  });
+
   it('rejects the writes of a failed sync with ERR_STORE, reports it once, then acknowledges after COMMIT', async () => {
     const db = table(nextFile());
     const sync = manualSync();
@@ -158,6 +182,18 @@ describe('WAL sync on the thread pool', () => {
         });
     });
     expect(calls).toEqual([null, null, null, null, null]);
+    // A request made from a callback (the next commit's) is served by an fsync of its own.
+    const chained = await new Promise<(Error | null)[]>((resolve) => {
+      const seen: (Error | null)[] = [];
+      sync.request((error) => {
+        seen.push(error);
+        sync.request((again) => {
+          seen.push(again);
+          resolve(seen);
+        });
+      });
+    });
+    expect(chained).toEqual([null, null]);
     sync.close();
     db.close();
   });
