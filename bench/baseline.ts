@@ -8,7 +8,10 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 
 const app = express();
+let handled = 0;
+let cpu = process.cpuUsage();
 app.post('/checkout/notify', express.urlencoded({ extended: false }), (_req, res) => {
+  handled++;
   res.status(200).set('Cache-Control', 'no-store').type('text/plain').send('OK');
 });
 const server = createServer(app);
@@ -18,7 +21,13 @@ server.listen(0, '127.0.0.1', () => {
   process.send?.({ id: 0, ok: true, value: { url: `http://127.0.0.1:${String(port)}` } });
 });
 process.on('message', (message: { id: number; command: { cmd: string } }) => {
-  if (message.command.cmd === 'memory') {
+  if (message.command.cmd === 'cpu') {
+    // CPU per request since the last ask (the runner asks before and after each run).
+    const used = process.cpuUsage(cpu);
+    process.send?.({ id: message.id, ok: true, value: { cpuUsPerRequest: (used.user + used.system) / handled } });
+    cpu = process.cpuUsage();
+    handled = 0;
+  } else if (message.command.cmd === 'memory') {
     process.send?.({ id: message.id, ok: true, value: { rssPeakMb: process.resourceUsage().maxRSS / 1024, rssNowMb: process.memoryUsage.rss() / (1024 * 1024), heapTotalMb: process.memoryUsage().heapTotal / (1024 * 1024), liveHeapMb: null } });
   } else {
     process.send?.({ id: message.id, ok: true, value: null });

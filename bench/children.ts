@@ -7,7 +7,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HostCommand, HostReply, LoadJob, LoadResult } from './protocol.js';
+import type { HostReply, LoadJob, LoadResult } from './protocol.js';
 
 const TSX = ['--import', 'tsx'];
 export const benchFile = (name: string): string => fileURLToPath(new URL(name, import.meta.url));
@@ -23,16 +23,18 @@ export function useCompiled(dir: string): void {
 const childFile = (name: string): string => (compiledDir === null ? benchFile(name) : join(compiledDir, name.replace(/\.ts$/, '.js')));
 const loaderFlags = (): string[] => (compiledDir === null ? TSX : []);
 
-export interface Child {
+/** A child answering commands of type C over IPC; every kind understands `{ cmd: 'exit' }`. */
+export interface Child<C extends { cmd: string }> {
   /** The value the child announced when it was ready. */
   ready: unknown;
-  send<T>(command: HostCommand): Promise<T>;
+  send<T>(command: C): Promise<T>;
   stop(): Promise<void>;
 }
 
-export function startChild(file: string, args: string[]): Promise<Child> {
+/** `nodeFlags`: V8/Node options for the child, beside the loader's and --expose-gc. */
+export function startChild<C extends { cmd: string }>(file: string, args: string[], nodeFlags: readonly string[] = []): Promise<Child<C>> {
   // --expose-gc: the servers may collect the seeding's garbage before a measured window.
-  const child: ChildProcess = fork(childFile(file), args, { execArgv: [...loaderFlags(), '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(childFile(file), args, { execArgv: [...loaderFlags(), '--expose-gc', ...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 1;
   let exited = false;
@@ -48,7 +50,7 @@ export function startChild(file: string, args: string[]): Promise<Child> {
     if (reply.ok) w.resolve(reply.value);
     else w.reject(new Error(`${file}: ${reply.error}`));
   });
-  const ask = <T>(id: number, command?: HostCommand): Promise<T> =>
+  const ask = <T>(id: number, command?: { cmd: string }): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       if (exited) {
         reject(new Error(`${file} is not running`));
@@ -59,7 +61,7 @@ export function startChild(file: string, args: string[]): Promise<Child> {
     });
   return ask<unknown>(0).then((ready) => ({
     ready,
-    send: <T>(command: HostCommand) => ask<T>(nextId++, command),
+    send: <T>(command: C) => ask<T>(nextId++, command),
     async stop() {
       if (exited) return;
       const gone = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));

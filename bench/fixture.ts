@@ -1,6 +1,7 @@
 /**
- * One shop under test: the sandbox gateway and an Express app with the checkout kit mounted,
- * each on its own port of 127.0.0.1. The kit's orders live in a real SQLite file (WAL, the
+ * One shop under test: an Express app with the checkout kit mounted on its own port of
+ * 127.0.0.1, talking to the gateway process (bench/gateway.ts) or, when a scenario asks for it,
+ * to a sandbox inside the same process. The kit's orders live in a real SQLite file (WAL, the
  * store's own settings) and the sandbox's ledger in another, both written beforehand by the
  * seeder process (bench/seeder.ts), so the server's memory holds nothing but the server.
  * The kit runs with its defaults except where a benchmark needs otherwise: no background
@@ -59,18 +60,23 @@ export function kitOptions(publicUrl: string, gatewayUrl: string): Omit<Checkout
 export interface FixtureOptions {
   /** Directory holding the seeded SQLite files. */
   dir: string;
+  /** The gateway process's sandbox, or null for a sandbox in this process over `dir`'s ledger. */
+  gatewayUrl: string | null;
   confirmNotifications?: boolean;
+  /** Of the in-process sandbox. */
   captureMode?: CaptureMode;
 }
 
 export interface Fixture {
   kit: CheckoutKit;
-  sandbox: Sandbox;
-  gateway: SandboxListener;
+  /** The in-process sandbox and its listener (null when the gateway is another process). */
+  inProcess: { sandbox: Sandbox; gateway: SandboxListener } | null;
   /** Origin of the shop, e.g. http://127.0.0.1:40123 (the kit is mounted at /checkout). */
   shopUrl: string;
   /** A read-only connection to the kit's orders, for counting them. */
   db: Database.Database;
+  /** Requests answered (or abandoned by the client) so far. */
+  handled(): number;
   /** Resolves once no request is being handled (the load generator may stop mid-request). */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -85,8 +91,12 @@ function listen(server: Server): Promise<string> {
 }
 
 export async function startFixture(options: FixtureOptions): Promise<Fixture> {
-  const { sandbox } = openSandbox(options.dir, options.captureMode);
-  const gateway = await sandbox.listen(0);
+  let inProcess: Fixture['inProcess'] = null;
+  if (options.gatewayUrl === null) {
+    const { sandbox } = openSandbox(options.dir, options.captureMode);
+    inProcess = { sandbox, gateway: await sandbox.listen(0) };
+  }
+  const gatewayUrl = inProcess?.gateway.baseUrl ?? options.gatewayUrl ?? '';
 
   // The store opens its file itself, with its defaults, as in a shop; `db` only counts states.
   const store = createSqliteStore({ path: ordersFile(options.dir) });
@@ -97,16 +107,18 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
   server.keepAliveTimeout = 30_000;
   const shopUrl = await listen(server);
   const kit = createCheckoutKit({
-    ...kitOptions(`${shopUrl}/checkout`, gateway.baseUrl),
+    ...kitOptions(`${shopUrl}/checkout`, gatewayUrl),
     store,
     confirmNotifications: options.confirmNotifications ?? true,
   });
   // Counts requests still being handled, so the orders are counted only once every one is done.
   let inFlight = 0;
+  let handled = 0;
   const waiters: (() => void)[] = [];
   app.use((_req, res, next) => {
     inFlight++;
-    res.once('finish', () => {
+    res.once('close', () => {
+      handled++;
       if (--inFlight === 0) for (const wake of waiters.splice(0)) wake();
     });
     next();
@@ -115,10 +127,10 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
 
   return {
     kit,
-    sandbox,
-    gateway,
+    inProcess,
     shopUrl,
     db,
+    handled: () => handled,
     idle() {
       if (inFlight === 0) return Promise.resolve();
       return new Promise((resolve) => {
@@ -133,8 +145,8 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
         });
         server.closeAllConnections();
       });
-      await gateway.close();
-      await sandbox.close();
+      await inProcess?.gateway.close();
+      await inProcess?.sandbox.close();
       // The kit closes only a store it created: this one (its checkpoint thread, its file) is ours.
       await store.close();
       db.close();

@@ -1,7 +1,7 @@
 /**
  * The server under test, in its own process: it answers the runner's commands over IPC. Each
- * scenario opens a fresh fixture (sandbox, kit) over files the seeder filled, and is checked
- * afterwards, so no run inherits another's orders. The sweep and the batch capture are timed
+ * scenario opens a fresh fixture (the kit, and the sandbox when it runs in this process) over
+ * files the seeder filled, and is checked afterwards, so no run inherits another's orders. The sweep and the batch capture are timed
  * here too, so the process's peak memory covers every part of the run.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ inspector?.connect();
 /** The state each scenario moves its orders to. */
 const TARGET_STATE: Record<Scenario, string> = { notify: 'paid', notify_confirmed: 'paid', pay_direct: 'paid', render: 'pending' };
 
-let active: { fixture: Fixture; scenario: Scenario } | null = null;
+let active: { fixture: Fixture; scenario: Scenario; cpu: NodeJS.CpuUsage } | null = null;
 let windows = 0;
 
 async function profileStart(): Promise<void> {
@@ -42,15 +42,12 @@ function countStates(fixture: Fixture): Record<string, number> {
 
 const seconds = (since: bigint): number => Number(process.hrtime.bigint() - since) / 1e9;
 
-async function prepare(scenario: Scenario, dir: string): Promise<Prepared> {
+async function prepare(scenario: Scenario, dir: string, gatewayUrl: string | null): Promise<Prepared> {
   if (active !== null) await finish();
-  const fixture = await startFixture({ dir, confirmNotifications: scenario === 'notify_confirmed' });
-  active = { fixture, scenario };
-  // The pay route alone: the gateway's notification of each payment is another request, measured
-  // by the notify scenarios, so the sandbox records it as dropped instead of sending it.
-  if (scenario === 'pay_direct') fixture.sandbox.faults.add({ kind: 'dropNotification' });
+  const fixture = await startFixture({ dir, gatewayUrl, confirmNotifications: scenario === 'notify_confirmed' });
   globalThis.gc?.();
   await profileStart();
+  active = { fixture, scenario, cpu: process.cpuUsage() };
   return { url: fixture.shopUrl, expectStatus: scenario === 'pay_direct' ? 303 : 200 };
 }
 
@@ -61,25 +58,27 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Waits for notifications still in flight (pay_direct), at most a few seconds. */
+/** Waits for the in-process sandbox's notifications still in flight, at most a few seconds. */
 async function settleNotifications(fixture: Fixture): Promise<void> {
-  await within(fixture.sandbox.notifier.flush(), 5000);
+  if (fixture.inProcess !== null) await within(fixture.inProcess.sandbox.notifier.flush(), 5000);
 }
 
 async function finish(): Promise<Finished> {
-  if (active === null) return { completed: 0, states: {} };
-  const { fixture, scenario } = active;
+  if (active === null) return { completed: 0, states: {}, cpuUsPerRequest: NaN };
+  const { fixture, scenario, cpu } = active;
   active = null;
   await settleNotifications(fixture);
   await within(fixture.idle(), 5000);
+  const used = process.cpuUsage(cpu);
+  const cpuUsPerRequest = (used.user + used.system) / fixture.handled();
   await profileStop(scenario);
   const states = countStates(fixture);
   await fixture.close();
-  return { completed: states[TARGET_STATE[scenario]] ?? 0, states };
+  return { completed: states[TARGET_STATE[scenario]] ?? 0, states, cpuUsPerRequest };
 }
 
-async function sweep(dir: string, count: number): Promise<SweepResult> {
-  const fixture = await startFixture({ dir });
+async function sweep(dir: string, count: number, gatewayUrl: string | null): Promise<SweepResult> {
+  const fixture = await startFixture({ dir, gatewayUrl });
   try {
     const reports: SweepReport[] = [];
     globalThis.gc?.();
@@ -102,8 +101,8 @@ async function sweep(dir: string, count: number): Promise<SweepResult> {
   }
 }
 
-async function capture(dir: string, captureFile: string): Promise<CaptureResult> {
-  const fixture = await startFixture({ dir, captureMode: 'manual' });
+async function capture(dir: string, captureFile: string, gatewayUrl: string | null): Promise<CaptureResult> {
+  const fixture = await startFixture({ dir, gatewayUrl, captureMode: 'manual' });
   try {
     const inputs = JSON.parse(readFileSync(captureFile, 'utf8')) as CaptureOrderInput[];
     globalThis.gc?.();
@@ -137,13 +136,13 @@ function memory(collect: boolean): MemoryResult {
 async function handle(command: HostCommand): Promise<unknown> {
   switch (command.cmd) {
     case 'prepare':
-      return prepare(command.scenario, command.dir);
+      return prepare(command.scenario, command.dir, command.gatewayUrl);
     case 'finish':
       return finish();
     case 'sweep':
-      return sweep(command.dir, command.count);
+      return sweep(command.dir, command.count, command.gatewayUrl);
     case 'capture':
-      return capture(command.dir, command.captureFile);
+      return capture(command.dir, command.captureFile, command.gatewayUrl);
     case 'memory':
       return memory(command.collect === true);
     case 'exit':

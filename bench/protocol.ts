@@ -4,6 +4,7 @@
  */
 
 import type { SweepReport } from '../server/orders/sweeper.js';
+import type { CaptureMode } from '../server/sandbox/types.js';
 
 /** One HTTP request the load generator sends. */
 export interface LoadRequest {
@@ -30,15 +31,32 @@ export interface SeedOutput {
   captureFile?: string;
 }
 
-/** `dir`: a directory the seeder filled. */
+/**
+ * `dir`: a directory the seeder filled. `gatewayUrl`: the gateway process's sandbox over that
+ * directory's ledger, or null to run the sandbox inside the server under test.
+ */
 export type HostCommand =
-  | { cmd: 'prepare'; scenario: Scenario; dir: string }
+  | { cmd: 'prepare'; scenario: Scenario; dir: string; gatewayUrl: string | null }
   | { cmd: 'finish' }
-  | { cmd: 'sweep'; dir: string; count: number }
-  | { cmd: 'capture'; dir: string; captureFile: string }
+  | { cmd: 'sweep'; dir: string; count: number; gatewayUrl: string | null }
+  | { cmd: 'capture'; dir: string; captureFile: string; gatewayUrl: string | null }
   /** `collect`: run a full GC first and report the live heap (between windows only). */
   | { cmd: 'memory'; collect?: boolean }
+  /** Baseline only: CPU µs per request since the last `cpu` command ({ cpuUsPerRequest }). */
+  | { cmd: 'cpu' }
   | { cmd: 'exit' };
+
+/** Commands to the gateway process (bench/gateway.ts). */
+export type GatewayCommand =
+  | { cmd: 'open'; dir: string; captureMode: CaptureMode; dropNotifications: boolean }
+  | { cmd: 'close' }
+  | { cmd: 'memory' }
+  | { cmd: 'exit' };
+
+export interface OpenedGateway {
+  /** Base URL of the sandbox's API. */
+  url: string;
+}
 
 export interface Prepared {
   /** Origin the requests go to. */
@@ -53,6 +71,11 @@ export interface Finished {
   completed: number;
   /** Orders by state, for the log. */
   states: Record<string, number>;
+  /**
+   * CPU time of the server process (user + system, every thread) per request it handled from
+   * prepare to finish, warm-up included, in µs: steadier than a rate on a busy machine.
+   */
+  cpuUsPerRequest: number;
 }
 
 export interface SweepResult {
