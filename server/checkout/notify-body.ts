@@ -63,8 +63,9 @@ function fromText(text: string): Record<string, string> {
   }
   const out: Record<string, string> = {};
   for (const [key, value] of new URLSearchParams(trimmed)) {
-    // The first occurrence wins: a repeated field must not override a signed one.
-    if (!(key in out)) out[key] = value;
+    // The first occurrence wins: a repeated field must not override a signed one. hasOwn, not
+    // `in`: a field named like an Object.prototype member (constructor, toString) is kept.
+    if (!Object.hasOwn(out, key)) out[key] = value;
   }
   return out;
 }

@@ -1,6 +1,7 @@
 /**
- * readPostedBody reading the stream itself: the whole body in order, a body that grows past the
- * limit without declaring its length, and a sender that goes away mid-body.
+ * readPostedBody reading the stream itself: the whole body in order, repeated and oddly named
+ * fields, a body that grows past the limit without declaring its length, and a sender that goes
+ * away mid-body.
  */
 import { once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
@@ -47,6 +48,17 @@ describe('readPostedBody over a raw stream', () => {
     await once(res, 'end');
     expect(res.statusCode).toBe(200);
     expect(outcome.fields).toEqual({ a: '1', b: 'two', c: '3'.repeat(5000) });
+  });
+
+  it('keeps the first of a repeated field, and fields named like Object.prototype members', async () => {
+    let outcome: { fields?: Record<string, string> } = {};
+    const port = await start(64 * 1024, (o) => (outcome = o));
+    const req = request({ port, method: 'POST', path: '/in', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    req.end('order_no=A-1&order_no=B-2&constructor=c&toString=t&hasOwnProperty=h');
+    const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
+    res.resume();
+    await once(res, 'end');
+    expect(outcome.fields).toEqual({ order_no: 'A-1', constructor: 'c', toString: 't', hasOwnProperty: 'h' });
   });
 
   it('refuses a chunked body that grows past the limit', async () => {
