@@ -1,13 +1,12 @@
 /**
  * The admin's pug views, compiled once when the router is created, and the one function that
  * renders a page with the locals every page needs. Views ship at the package root
- * (`views/admin`, `public/admin.css`), found by walking up from this module so the same code runs
- * from `server/` and from `dist/server/`.
+ * (`views/admin`, `public/admin.css`; see package-files.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Response } from 'express';
+import { packageFile } from '../package-files.js';
 import { compilePugViews, type View } from '../pug-views.js';
 import type { Flash } from './flash.js';
 import { formatDateTime, formatMoney, stateLabel } from './format.js';
@@ -18,18 +17,8 @@ export const VIEW_NAMES = [
 export type ViewName = (typeof VIEW_NAMES)[number];
 export type Views = Record<ViewName, View>;
 
-function findUp(relative: string): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const candidate = join(dir, relative);
-    if (existsSync(candidate)) return candidate;
-    dir = dirname(dir);
-  }
-  throw new Error(`admin: cannot find ${relative} next to the package`);
-}
-
-export const ADMIN_VIEWS_DIR = findUp(join('views', 'admin'));
-export const ADMIN_CSS_FILE = join(findUp('public'), 'admin.css');
+export const ADMIN_VIEWS_DIR = packageFile(join('views', 'admin'));
+export const ADMIN_CSS_FILE = packageFile(join('public', 'admin.css'));
 
 /** Every admin view, compiled once per process (see pug-views.ts). */
 export function compileViews(): Views {

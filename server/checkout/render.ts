@@ -1,30 +1,19 @@
 /**
  * Pug views of the checkout, compiled once (at router creation), and the locals every page
- * needs. Views and public assets ship at the package root (`views/`, `public/`), found by
- * walking up from this module so the same code works from `server/` (tsx) and `dist/server/`.
+ * needs. Views and public assets ship at the package root (`views/`, `public/`; see
+ * package-files.ts).
  */
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Request, Response } from 'express';
+import { packageFile } from '../package-files.js';
 import { compilePugViews, type View } from '../pug-views.js';
 import { sendNoStore } from './no-store.js';
 import { cspNonce } from './security/csp.js';
 
-function findUp(relative: string): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const candidate = join(dir, relative);
-    if (existsSync(candidate)) return candidate;
-    dir = dirname(dir);
-  }
-  throw new Error(`checkout kit: cannot find ${relative} next to the package`);
-}
-
 /** Absolute path of `views/checkout`. */
-export const CHECKOUT_VIEWS_DIR = findUp(join('views', 'checkout'));
+export const CHECKOUT_VIEWS_DIR = packageFile(join('views', 'checkout'));
 /** Absolute path of `public/` (served at `{mount}/assets`). */
-export const PUBLIC_DIR = findUp('public');
+export const PUBLIC_DIR = packageFile('public');
 
 export type { View };
 

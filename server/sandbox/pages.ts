@@ -4,24 +4,17 @@
  * a per-request nonce and a form-action list of exactly the origins the page posts to.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageFile } from '../package-files.js';
 import { compilePugViews, type View } from '../pug-views.js';
 import type { Reply } from './http.js';
 
 export const TEMPLATES = ['autosubmit', 'issuer-3ds', 'issuer-apm', 'hosted-card', 'message', 'inspector'] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
 
-/** views/sandbox, found from this module whether it runs from source or from dist/. */
+/** views/sandbox of the package. */
 export function findViewsDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const candidate = join(dir, 'views', 'sandbox');
-    if (existsSync(join(candidate, 'layout.pug'))) return candidate;
-    dir = dirname(dir);
-  }
-  throw new Error('views/sandbox not found next to the sandbox module');
+  return packageFile(join('views', 'sandbox'));
 }
 
 /** The origin of an absolute http(s) URL, or null; only origins reach the CSP header. */
