@@ -5,7 +5,8 @@
  * IPC: `open` a directory's ledger and listen, `close` it once the scenario is done.
  */
 import { openSandbox } from './fixture.js';
-import type { GatewayCommand, HostReply, MemoryResult, OpenedGateway } from './protocol.js';
+import type { GatewayCommand, MemoryResult, OpenedGateway } from './protocol.js';
+import { serveCommands } from './serve-commands.js';
 import type { Sandbox, SandboxListener } from '../server/sandbox/index.js';
 
 let open: { sandbox: Sandbox; listener: SandboxListener } | null = null;
@@ -42,10 +43,4 @@ async function handle(command: GatewayCommand): Promise<unknown> {
   }
 }
 
-process.on('message', (message: { id: number; command: GatewayCommand }) => {
-  handle(message.command).then(
-    (value) => process.send?.({ id: message.id, ok: true, value } satisfies HostReply),
-    (error: unknown) => process.send?.({ id: message.id, ok: false, error: error instanceof Error ? error.stack ?? error.message : String(error) } satisfies HostReply),
-  );
-});
-process.send?.({ id: 0, ok: true, value: 'ready' } satisfies HostReply);
+serveCommands(handle);

@@ -11,7 +11,8 @@ import type { CaptureOrderInput } from '../server/gateway/operations/batch.js';
 import { BATCH_LIMITS } from '../server/gateway/schemas/batch.js';
 import type { SweepReport } from '../server/orders/sweeper.js';
 import { startFixture, type Fixture } from './fixture.js';
-import type { CaptureResult, Finished, HostCommand, HostReply, MemoryResult, Prepared, Scenario, SweepResult } from './protocol.js';
+import type { CaptureResult, Finished, HostCommand, MemoryResult, Prepared, Scenario, SweepResult } from './protocol.js';
+import { serveCommands } from './serve-commands.js';
 
 /** When set, a V8 CPU profile of each measured window is written there (what --cpu-prof gives, minus start-up). */
 const profileDir = process.argv[2];
@@ -152,10 +153,4 @@ async function handle(command: HostCommand): Promise<unknown> {
   }
 }
 
-process.on('message', (message: { id: number; command: HostCommand }) => {
-  handle(message.command).then(
-    (value) => process.send?.({ id: message.id, ok: true, value } satisfies HostReply),
-    (error: unknown) => process.send?.({ id: message.id, ok: false, error: error instanceof Error ? error.stack ?? error.message : String(error) } satisfies HostReply),
-  );
-});
-process.send?.({ id: 0, ok: true, value: 'ready' } satisfies HostReply);
+serveCommands(handle);
