@@ -1,7 +1,7 @@
 /**
  * Smoke test of the benchmark: the quick mode (`npm run bench -- --quick`) still runs end to end
- * — servers, seeder and load generator in their own processes — and writes every figure as a
- * finite number to the file it is given, leaving bench/results.json alone. It says nothing
+ * — servers, gateway, seeder and load generator in their own processes — and writes every figure
+ * as a finite number to the file it is given, leaving bench/results.json alone. It says nothing
  * about speed: the figures of a quick run on a busy machine mean nothing.
  */
 import { spawn } from 'node:child_process';
@@ -51,9 +51,14 @@ describe('npm run bench -- --quick', () => {
       expect(Number.isFinite(results[field]), field).toBe(true);
     }
     // Every run answered what its route answers: the benchmark measured real work.
-    const runs = results.runs as { name: string; requests: number; statusCounts: Record<string, number> }[];
+    const runs = results.runs as { name: string; requests: number; statusCounts: Record<string, number>; server_cpu_us_per_request: number }[];
     expect(new Set(runs.map((r) => r.name))).toEqual(new Set(['baseline', 'notify', 'notify_confirmed', 'pay_direct', 'render']));
-    for (const run of runs) expect(run.requests, run.name).toBeGreaterThan(0);
+    for (const run of runs) {
+      expect(run.requests, run.name).toBeGreaterThan(0);
+      expect(run.server_cpu_us_per_request, run.name).toBeGreaterThan(0);
+    }
+    // Every route run comes right after a baseline run of its own, the pair its ratio is made of.
+    expect(runs.map((r) => r.name)).toEqual(['notify', 'notify_confirmed', 'pay_direct', 'render'].flatMap((name) => ['baseline', name]));
     expect(existsSync(committed) ? readFileSync(committed, 'utf8') : null).toBe(before);
   }, 240_000);
 });
