@@ -1,8 +1,9 @@
 /**
  * The server under test, in its own process: it answers the runner's commands over IPC. Each
  * scenario opens a fresh fixture (the kit, and the sandbox when it runs in this process) over
- * files the seeder filled, and is checked afterwards, so no run inherits another's orders. The sweep and the batch capture are timed
- * here too, so the process's peak memory covers every part of the run.
+ * files the seeder filled, and is checked afterwards, so no run inherits another's orders. The
+ * sweep and the batch capture are timed here too, so the process's peak memory covers every part
+ * of the run.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
