@@ -6,6 +6,7 @@
  */
 import type { SignedAuthorise } from '../gateway/operations/payments.js';
 import { applyAuthorise, handlePayError, type PayFlow } from './pay-flow.js';
+import { seeOtherNoStore } from './no-store.js';
 
 export async function payByApm(flow: PayFlow, request: SignedAuthorise): Promise<void> {
   let issuerUrl: string | null;
@@ -16,5 +17,5 @@ export async function payByApm(flow: PayFlow, request: SignedAuthorise): Promise
     await handlePayError(flow, error);
     return;
   }
-  if (issuerUrl !== null) flow.res.redirect(303, issuerUrl);
+  if (issuerUrl !== null) seeOtherNoStore(flow.res, issuerUrl);
 }

@@ -10,6 +10,7 @@ import type { DeviceData } from './device.js';
 import { applyPayFact, classifyPayError } from './pay-outcome.js';
 import type { PayOrderData } from './pay-request.js';
 import type { PayPages } from './render-pages.js';
+import { seeOtherNoStore } from './no-store.js';
 
 export interface PayFlow {
   ctx: KitContext;
@@ -33,7 +34,7 @@ export function acceptableIssuerUrl(ctx: KitContext, url: string): boolean {
 }
 
 export function seeResult(flow: PayFlow): void {
-  flow.res.redirect(303, flow.ctx.urls.result(flow.order.id));
+  seeOtherNoStore(flow.res, flow.ctx.urls.result(flow.order.id));
 }
 
 function resultData(result: AuthoriseResult): Record<string, unknown> {

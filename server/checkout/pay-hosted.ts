@@ -5,6 +5,7 @@
  */
 import type { CheckoutForm } from '../gateway/operations/payments.js';
 import type { PayFlow } from './pay-flow.js';
+import { seeOtherNoStore } from './no-store.js';
 
 /** `form` was built (and validated) before the order was marked submitted. */
 export function payOnHostedPage(flow: PayFlow, form: CheckoutForm): void {
@@ -17,6 +18,6 @@ export function payOnHostedPage(flow: PayFlow, form: CheckoutForm): void {
   });
   if (!shown) {
     ctx.logger.error({ orderId: order.id, orderNo: order.orderNo }, 'The hosted page address is not an http(s) URL');
-    res.redirect(303, ctx.urls.result(order.id));
+    seeOtherNoStore(res, ctx.urls.result(order.id));
   }
 }

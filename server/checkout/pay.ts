@@ -29,6 +29,7 @@ import { createPayPages } from './render-pages.js';
 import { compileView, sendPage } from './render.js';
 import { cspMiddleware } from './security/csp.js';
 import { payRateLimit, RATE_LIMIT_MESSAGE } from './security/rate-limit.js';
+import { seeOtherNoStore } from './no-store.js';
 
 /** The pay form is small; anything larger is not a pay form. */
 const PAY_BODY_LIMIT = 16 * 1024;
@@ -139,7 +140,7 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
     const order = await orderForToken(ctx, pages, req, res);
     if (order === null) return;
     if (order.state !== 'created' || order.data.submittedAt !== undefined) {
-      res.redirect(303, ctx.urls.result(order.id));
+      seeOtherNoStore(res, ctx.urls.result(order.id));
       return;
     }
     let data: PayOrderData;
@@ -176,7 +177,7 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
       }
       if (order.state !== 'created' || order.data.submittedAt !== undefined) {
         ctx.logger.info({ orderId: order.id, state: order.state }, 'Pay form sent again for a submitted order: not sent to the gateway');
-        res.redirect(303, ctx.urls.result(order.id));
+        seeOtherNoStore(res, ctx.urls.result(order.id));
         return;
       }
       let data: PayOrderData;
@@ -204,7 +205,7 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
       }
       const submitted = await markSubmitted(ctx, order, parsed.body.method);
       if (submitted === null) {
-        res.redirect(303, ctx.urls.result(order.id));
+        seeOtherNoStore(res, ctx.urls.result(order.id));
         return;
       }
       await prepared.run({ ctx, req, res, order: submitted, data, pages });

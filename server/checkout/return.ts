@@ -13,6 +13,7 @@ import type { KitContext } from './context.js';
 import { readPostedBody } from './notify-body.js';
 import { createMessagePage } from './result.js';
 import { cspMiddleware } from './security/csp.js';
+import { seeOtherNoStore } from './no-store.js';
 
 /** The only posted fields kept (card-free, bounded): the rest of the body is ignored. */
 const HINT_FIELDS = ['order_status', 'result_info', 'transaction_id'] as const;
@@ -80,7 +81,7 @@ export function createReturnRoutes(ctx: KitContext, router: Router = Router()): 
         ctx.logger.warn({ orderId: order.id, purpose, err }, 'checkout: could not confirm the return with the gateway');
       }
     }
-    res.set('Cache-Control', 'no-store').redirect(303, ctx.urls.result(order.id));
+    seeOtherNoStore(res, ctx.urls.result(order.id));
   };
 
   for (const purpose of ['return', 'cancel'] as const) {

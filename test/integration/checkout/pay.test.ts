@@ -372,6 +372,8 @@ describe('+checkoutPayForm embedded in a shop page', () => {
     });
     expect(post.status).toBe(303);
     expect(post.headers.get('location')).toMatch(new RegExp(`^${h.shopUrl}/checkout/result/`));
+    expect(post.headers.get('cache-control')).toBe('no-store');
+    expect(await post.text()).toBe('');
     expect((await stored(order.id)).state).toBe('paid');
   });
 });

@@ -97,6 +97,9 @@ describe('the return is a hint', () => {
     const first = await send('POST', `/return/${token}`, 'order_status=1&transaction_id=T1&result_info=0000%3ASuccess&card=4242424242424242&security_code=737');
     expect(first.status).toBe(303);
     expect(first.headers.get('location')).toMatch(new RegExp(`^${h.shopUrl}/checkout/result/[A-Za-z0-9_.-]+$`));
+    // The redirect carries a token: no cache keeps it, and it has no body to render.
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    expect(await first.text()).toBe('');
     await send('POST', `/return/${token}`, 'order_status=1');
     await send('GET', `/return/${token}`);
 
