@@ -79,7 +79,7 @@ async function fromMultipart(raw: Buffer, contentType: string): Promise<Record<s
   }
   const out: Record<string, string> = {};
   form.forEach((value, key) => {
-    if (typeof value === 'string' && !(key in out)) out[key] = value;
+    if (typeof value === 'string' && !Object.hasOwn(out, key)) out[key] = value;
   });
   return out;
 }

@@ -59,6 +59,18 @@ describe('readPostedBody over a raw stream', () => {
     res.resume();
     await once(res, 'end');
     expect(outcome.fields).toEqual({ order_no: 'A-1', constructor: 'c', toString: 't', hasOwnProperty: 'h' });
+
+    // The same for a multipart body.
+    const form = new FormData();
+    const parts: [string, string][] = [['order_no', 'A-1'], ['order_no', 'B-2'], ['constructor', 'c'], ['toString', 't']];
+    for (const [name, value] of parts) form.append(name, value);
+    const multipart = new Request('http://x/', { method: 'POST', body: form });
+    const req2 = request({ port, method: 'POST', path: '/in', headers: { 'content-type': multipart.headers.get('content-type')! } });
+    req2.end(Buffer.from(await multipart.arrayBuffer()));
+    const [res2] = (await once(req2, 'response')) as [import('node:http').IncomingMessage];
+    res2.resume();
+    await once(res2, 'end');
+    expect(outcome.fields).toEqual({ order_no: 'A-1', constructor: 'c', toString: 't' });
   });
 
   it('refuses a chunked body that grows past the limit', async () => {
