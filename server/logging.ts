@@ -11,6 +11,8 @@ export interface Logger {
   info(obj: Record<string, unknown>, msg?: string): void;
   warn(obj: Record<string, unknown>, msg?: string): void;
   error(obj: Record<string, unknown>, msg?: string): void;
+  /** As pino's: false for a level the logger drops, so nothing is built or redacted for it. */
+  isLevelEnabled?(level: string): boolean;
 }
 
 const SECRET_FIELDS = new Set([
@@ -92,28 +94,42 @@ export function redact(value: unknown, depth = 0): unknown {
   return value;
 }
 
-/** Wraps any pino-compatible logger so every object passes through `redact` first. */
+type Level = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * Wraps any pino-compatible logger so every object passes through `redact` first. A level the
+ * logger reports disabled (pino's `isLevelEnabled`, asked on every call since pino's level can
+ * change) is dropped before redaction: the engine logs a debug line per fact, and a deep copy
+ * of it per notification is wasted on a logger at `info`.
+ */
 export function redactingLogger(inner: Logger): Logger {
+  const enabled = (level: Level): boolean => typeof inner.isLevelEnabled !== 'function' || inner.isLevelEnabled(level);
   const wrap =
-    (level: keyof Logger) =>
+    (level: Level) =>
     (obj: Record<string, unknown>, msg?: string): void => {
+      if (!enabled(level)) return;
       inner[level](redact(obj) as Record<string, unknown>, msg === undefined ? undefined : maskCardNumbers(msg));
     };
-  return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error') };
+  return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error'), isLevelEnabled: (level) => enabled(level as Level) };
 }
 
 /** Logs nothing. The default, so the kit is silent unless the shop passes a logger. */
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** JSON lines on stderr at or above `level`, redacted. Used by the demo store and the sandbox. */
-export function consoleLogger(level: keyof Logger = 'info'): Logger {
-  const order: (keyof Logger)[] = ['debug', 'info', 'warn', 'error'];
+export function consoleLogger(level: Level = 'info'): Logger {
+  const order: string[] = ['debug', 'info', 'warn', 'error'];
   const min = order.indexOf(level);
   const write =
-    (lvl: keyof Logger) =>
+    (lvl: Level) =>
     (obj: Record<string, unknown>, msg?: string): void => {
-      if (order.indexOf(lvl) < min) return;
       process.stderr.write(`${JSON.stringify({ level: lvl, time: new Date().toISOString(), msg, ...obj })}\n`);
     };
-  return redactingLogger({ debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') });
+  return redactingLogger({
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    isLevelEnabled: (lvl) => order.indexOf(lvl) >= min,
+  });
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { jsonNeedsNoRedaction, maskCardNumbers, redact, redactingLogger, silentLogger, type Logger } from '../../server/logging.js';
+import { consoleLogger, jsonNeedsNoRedaction, maskCardNumbers, redact, redactingLogger, silentLogger, type Logger } from '../../server/logging.js';
 
 const PAN = '4111111111111111';
 
@@ -63,6 +63,43 @@ describe('redactingLogger', () => {
     const inner: Logger = { ...silentLogger, info };
     redactingLogger(inner).info({ body: { card: PAN, security_code: '737' } }, `paying with ${PAN}`);
     expect(info).toHaveBeenCalledWith({ body: { card: '[REDACTED]', security_code: '[REDACTED]' } }, 'paying with [REDACTED CARD]');
+  });
+
+  it('drops a level the inner logger reports disabled before redacting anything', () => {
+    const debug = vi.fn();
+    const info = vi.fn();
+    let enabled = false;
+    const inner: Logger = { ...silentLogger, debug, info, isLevelEnabled: (level) => level !== 'debug' || enabled };
+    const logger = redactingLogger(inner);
+    let reads = 0;
+    const watched = { get body(): string { reads++; return PAN; } };
+    logger.debug(watched, `debug ${PAN}`);
+    expect(debug).not.toHaveBeenCalled();
+    expect(reads).toBe(0);
+    expect(logger.isLevelEnabled?.('debug')).toBe(false);
+    // Asked on every call: a level turned on later is logged, redacted.
+    enabled = true;
+    logger.debug(watched, `debug ${PAN}`);
+    expect(reads).toBe(1);
+    expect(debug).toHaveBeenCalledWith({ body: '[REDACTED CARD]' }, 'debug [REDACTED CARD]');
+    logger.info({ card: PAN });
+    expect(info).toHaveBeenCalledWith({ card: '[REDACTED]' }, undefined);
+  });
+
+  it('consoleLogger writes nothing, and redacts nothing, below its level', () => {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const logger = consoleLogger('info');
+      let reads = 0;
+      logger.debug({ get body(): string { reads++; return 'x'; } }, 'quiet');
+      expect(reads).toBe(0);
+      expect(write).not.toHaveBeenCalled();
+      logger.info({ card: PAN }, 'loud');
+      expect(write).toHaveBeenCalledTimes(1);
+      expect(String(write.mock.calls[0]?.[0])).toMatch(/"level":"info".*"card":"\[REDACTED\]"/);
+    } finally {
+      write.mockRestore();
+    }
   });
 });
 
