@@ -38,6 +38,17 @@ const spread = (name: string, pick: (r: Document['runs'][number]) => number | un
   return values.length === 0 ? 'n/a' : `${n(Math.min(...values))}–${n(Math.max(...values))}`;
 };
 const cpu = (name: string): string => spread(name, (r) => r.server_cpu_us_per_request);
+/** Each round's ratio of a route: its rate over the baseline run just before it (the runs alternate). */
+const roundRatios = (name: string): string =>
+  results.runs
+    .flatMap((r, i) => {
+      const before = results.runs[i - 1];
+      return r.name === name && before?.name === 'baseline' ? [(r.rps / before.rps).toFixed(2)] : [];
+    })
+    .join(', ');
+const ratioLine = ['notify', 'notify_confirmed', 'pay_direct', 'render']
+  .map((name) => `${name} ${roundRatios(name)}`)
+  .join('; ');
 
 const lines: string[] = [
   '# Performance',
@@ -57,6 +68,8 @@ const lines: string[] = [
   missed.length === 0
     ? 'Every target is met.'
     : `Targets missed: ${missed.map((r) => `\`${r.field}\` (${format(r.value)}, target ${r.target ?? ''})`).join('; ')}. See "Where the time goes".`,
+  '',
+  `Ratio of each round (the route over the baseline run just before it; the table gives their median): ${ratioLine}.`,
   '',
   '## What is measured',
   '',
