@@ -53,6 +53,16 @@ function table(file: string): Database.Database {
   return db;
 }
 
+/** A group commit over a fresh table with a hand-driven sync, counting its commits. */
+function countedGroup(): { db: Database.Database; sync: ReturnType<typeof manualSync>; group: ReturnType<typeof createGroupCommit>; insert: (v: number) => unknown; commits: () => number } {
+  const db = table(nextFile());
+  const sync = manualSync();
+  let commits = 0;
+  const group = createGroupCommit(db, { walSync: sync, onCommit: () => commits++ });
+  const statement = db.prepare('INSERT INTO t (v) VALUES (?)');
+  return { db, sync, group, insert: (v) => statement.run(v), commits: () => commits };
+}
+
 describe('group commit with a background sync', () => {
   it('settles writes only after the sync that covers their commit', async () => {
     const db = table(nextFile());
@@ -74,25 +84,21 @@ describe('group commit with a background sync', () => {
   });
 
   it('holds writes that arrive while a sync runs, then commits them together', async () => {
-    const db = table(nextFile());
-    const sync = manualSync();
-    let commits = 0;
-    const group = createGroupCommit(db, { walSync: sync, onCommit: () => commits++ });
-    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const { db, sync, group, insert, commits } = countedGroup();
     const count = (): unknown => db.prepare('SELECT COUNT(*) AS n FROM t').get();
-    const first = group.write(() => insert.run(1));
+    const first = group.write(() => insert(1));
     await tick();
-    expect(commits).toBe(1);
-    const later = [2, 3, 4].map((v) => group.write(() => insert.run(v)));
+    expect(commits()).toBe(1);
+    const later = [2, 3, 4].map((v) => group.write(() => insert(v)));
     await tick();
     await tick();
     // Queued behind the running sync: not even executed yet.
-    expect(commits).toBe(1);
+    expect(commits()).toBe(1);
     expect(count()).toEqual({ n: 1 });
     sync.finish();
     await first;
     await tick();
-    expect(commits).toBe(2);
+    expect(commits()).toBe(2);
     expect(count()).toEqual({ n: 4 });
     expect(sync.pending).toHaveLength(1);
     sync.finish();
@@ -101,19 +107,15 @@ describe('group commit with a background sync', () => {
   });
 
   it('commits what arrived during a sync, and asks for its sync, before that sync\'s writers hear back', async () => {
-    const db = table(nextFile());
-    const sync = manualSync();
-    let commits = 0;
-    const group = createGroupCommit(db, { walSync: sync, onCommit: () => commits++ });
-    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
-    const first = group.write(() => insert.run(1));
+    const { db, sync, group, insert, commits } = countedGroup();
+    const first = group.write(() => insert(1));
     await tick();
-    const later = group.write(() => insert.run(2));
+    const later = group.write(() => insert(2));
     await tick();
-    expect(commits).toBe(1);
+    expect(commits()).toBe(1);
     let seenByFirst: { commits: number; syncsRequested: number } | null = null;
     const firstDone = first.then(() => {
-      seenByFirst = { commits, syncsRequested: sync.pending.length };
+      seenByFirst = { commits: commits(), syncsRequested: sync.pending.length };
     });
     sync.finish();
     await firstDone;
