@@ -22,15 +22,11 @@ import { uuidV7 } from '../../uuid-v7.js';
 import { rowToEvent, rowToOrder } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
 import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkPatch } from './sql/validate.js';
-import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
-import { createGroupCommit } from './sqlite-group-commit.js';
-import { createWalSync, type WalSync } from './sqlite-wal-sync.js';
+import { configureDurability, createDurableWrites } from './sqlite-durable.js';
+import type { WalSync } from './sqlite-wal-sync.js';
 import { migrateSqlite } from './sqlite-migrate.js';
 import { prepareStatements } from './sqlite-statements.js';
 import type { EventParams, OrderParams } from './sqlite-statements.js';
-
-/** Commits before the background checkpointer starts. */
-const CHECKPOINTER_AFTER_COMMITS = 64;
 
 /** Where the store keeps its file when neither `path` nor `database` is given (relative to the working directory). */
 export const DEFAULT_SQLITE_PATH = 'data/checkout.sqlite';
@@ -166,22 +162,15 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
   const { path, database, logger = silentLogger, busyTimeoutMs = 5000, backgroundCheckpoints = true, backgroundSync = true } = parseOptions(options);
   const owned = database === undefined;
   const db = database ?? openDatabase(path ?? DEFAULT_SQLITE_PATH);
+  const durability = { logger, backgroundCheckpoints, backgroundSync };
   let walSync: WalSync | null = null;
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    const wal = !db.memory && db.pragma('journal_mode = WAL', { simple: true }) === 'wal';
-    // Set either way: in WAL mode better-sqlite3's build defaults to NORMAL, where COMMIT alone
-    // does not reach the disk.
-    if (wal && backgroundSync) {
-      db.pragma('synchronous = NORMAL');
-      walSync = createWalSync(`${resolve(db.name)}-wal`);
-    } else {
-      db.pragma('synchronous = FULL');
-    }
+    walSync = configureDurability(db, durability);
     db.pragma('foreign_keys = ON');
-    if (backgroundCheckpoints && !db.memory) db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     migrateSqlite(db, logger);
   } catch (error) {
+    walSync?.close();
     if (owned) db.close();
     throw new KitError('ERR_STORE', `Could not open the SQLite order store at ${db.name}`, { cause: error });
   }
@@ -239,21 +228,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     for (const row of rows) s.setLease.run({ id: String(row.id), owner: query.owner, until: now + query.leaseMs });
     return rows.map(rowToOrder);
   };
-  // Started once the store has committed a little: a store that barely writes needs no thread.
-  let checkpointer: Checkpointer | null = null;
-  let commitsUntilCheckpointer = CHECKPOINTER_AFTER_COMMITS;
-  const onCommit = (): void => {
-    if (checkpointer !== null) checkpointer.committed();
-    else if (--commitsUntilCheckpointer <= 0) checkpointer = startCheckpointer(db.name, logger);
-  };
-  const commits = createGroupCommit(db, {
-    ...(backgroundCheckpoints && !db.memory ? { onCommit } : {}),
-    ...(walSync === null ? {} : { walSync }),
-    onSyncFailed: (error) => {
-      logger.error({ err: error, database: db.name }, 'SQLite order store: fsync of the WAL failed; writes waiting on it were rejected, later commits sync inside COMMIT');
-      if (db.open) db.pragma('synchronous = FULL');
-    },
-  });
+  const commits = createDurableWrites(db, walSync, durability);
 
   return {
     create: (order: NewOrder) =>
@@ -330,10 +305,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
       }),
     close: () =>
       guarded(ADAPTER, 'close', async () => {
-        if (db.open) commits.flush();
-        walSync?.close();
-        await checkpointer?.close();
-        checkpointer = null;
+        await commits.close();
         if (owned && db.open) db.close();
       }),
   };
