@@ -11,7 +11,7 @@
  * every child from the compiled JavaScript with plain node, as a shop runs the kit; the quick run
  * runs the TypeScript sources under tsx to stay fast. --source / --compiled override that.
  *   options: --out <file> --rounds <n> --duration <s> --connections <n>
- *            --only <scenario,…> (measure only these; other figures are NaN)
+ *            --only <name,…> (measure only these scenarios, durable_baseline, sweep, capture; other figures are NaN)
  *            --profile <dir> (V8 CPU profile of the server under test per measured window)
  */
 import { spawnSync } from 'node:child_process';
@@ -21,6 +21,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { benchFile, runJob, runLoad, startChild, useCompiled } from './children.js';
+import { measureFsync } from './disk.js';
 import { ACCOUNT_ID, MERCHANT_ID } from './fixture.js';
 import type { CaptureResult, Finished, GatewayCommand, HostCommand, LoadJob, LoadResult, MemoryResult, OpenedGateway, Prepared, Scenario, SeedJob, SeedOutput, SweepResult } from './protocol.js';
 import { SCENARIOS } from './protocol.js';
@@ -84,7 +85,7 @@ const median = (xs: number[]): number => {
 };
 
 interface Run {
-  name: 'baseline' | Scenario;
+  name: 'baseline' | 'durable_baseline' | Scenario;
   round: number;
   load: LoadResult;
   finished?: Finished;
@@ -137,8 +138,12 @@ async function main(): Promise<void> {
   if (compiled) build();
   log(`checkout bench (${quick ? 'quick' : 'full'}, ${compiled ? 'compiled JavaScript' : 'TypeScript under tsx'}): ${String(config.rounds)} round(s) of ${String(config.duration)} s at ${String(config.connections)} connections; ${String(cpus().length)} CPUs`);
   if (args.profile !== undefined) mkdirSync(args.profile, { recursive: true });
+  // Before any server starts, so the disk is measured idle.
+  const fsync = measureFsync(workDir, quick ? 20 : 500);
+  log(`fdatasync of a 4 KiB append: p50 ${fsync.p50_us.toFixed(0)} µs, p99 ${fsync.p99_us.toFixed(0)} µs`);
   const host = await startChild<HostCommand>('./host.ts', args.profile === undefined ? [] : [resolve(args.profile)], SERVER_NODE_FLAGS);
   const baseline = await startChild<HostCommand>('./baseline.ts', [], SERVER_NODE_FLAGS);
+  const durableBaseline = await startChild<HostCommand>('./baseline.ts', [join(workDir, 'durable-baseline.sqlite')], SERVER_NODE_FLAGS);
   const gateway = await startChild<GatewayCommand>('./gateway.ts', []);
   /**
    * The gateway process's sandbox over `dir`'s ledger, or null for notify_confirmed, which the
@@ -153,7 +158,6 @@ async function main(): Promise<void> {
   const runs: Run[] = [];
   let liveHeap = 0;
   try {
-    const baselineUrl = (baseline.ready as { url: string }).url;
     const baselineFile = baselineRequests(quick ? 20_000 : 200_000);
     const memoryLine = async (): Promise<string> => {
       const m = await host.send<MemoryResult>({ cmd: 'memory', collect: true });
@@ -163,16 +167,27 @@ async function main(): Promise<void> {
     const job = (url: string, requestsFile: string): LoadJob => ({ url, requestsFile, connections: config.connections, duration: config.duration, warmup: config.warmup });
 
     const scenarios = SCENARIOS.filter(wanted);
-    const measureBaseline = async (round: number): Promise<Run> => {
-      await baseline.send({ cmd: 'cpu' });
-      const load = await runLoad(job(baselineUrl, baselineFile));
-      const { cpuUsPerRequest } = await baseline.send<{ cpuUsPerRequest: number }>({ cmd: 'cpu' });
-      const run: Run = { name: 'baseline', round, load, finished: { completed: load.requests, states: {}, cpuUsPerRequest } };
+    /** The baseline, or the durable baseline when it is given the baseline run to pair with. */
+    const measureBaseline = async (round: number, pairedWith?: Run): Promise<Run> => {
+      const server = pairedWith === undefined ? baseline : durableBaseline;
+      await server.send({ cmd: 'cpu' });
+      const load = await runLoad(job(((server.ready as { url: string }).url), baselineFile));
+      const { cpuUsPerRequest, stored } = await server.send<{ cpuUsPerRequest: number; stored: number | null }>({ cmd: 'cpu' });
+      // The durable baseline reports its rows (all rounds so far): every answered request stored one.
+      const states: Record<string, number> = stored === null ? {} : { rows: stored };
+      const finished = { completed: load.requests, states, cpuUsPerRequest };
+      const run: Run = pairedWith === undefined ? { name: 'baseline', round, load, finished } : { name: 'durable_baseline', round, load, finished, baseline: pairedWith };
       check(run, 200);
+      const rowsBefore = runs.filter((r) => r.name === 'durable_baseline').reduce((n, r) => n + r.load.requests, 0);
+      if (stored !== null && stored < rowsBefore + load.requests) {
+        throw new Error(`durable baseline: ${String(stored)} rows stored for ${String(rowsBefore + load.requests)} answered requests`);
+      }
       runs.push(run);
       return run;
     };
     for (let round = 1; round <= config.rounds; round++) {
+      // The durable floor, paired with a baseline of its own like every route.
+      if (wanted('durable_baseline')) await measureBaseline(round, await measureBaseline(round));
       for (const scenario of scenarios) {
         // Enough orders for the run at the best rate seen so far (or a first guess), plus headroom.
         const previous = runs.filter((r) => r.name === scenario).map((r) => r.load.rps);
@@ -224,12 +239,14 @@ async function main(): Promise<void> {
     const p99Of = (name: Run['name']): number => median(runs.filter((r) => r.name === name).map((r) => r.load.p99Ms));
     const baselineRps = rpsOf('baseline');
     // Each ratio pairs runs seconds apart, so a drift in the machine's load cancels out.
-    const ratioOf = (name: Scenario): number => median(runs.filter((r) => r.name === name).map((r) => r.load.rps / (r.baseline?.load.rps ?? NaN)));
+    const ratioOf = (name: Scenario | 'durable_baseline'): number => median(runs.filter((r) => r.name === name).map((r) => r.load.rps / (r.baseline?.load.rps ?? NaN)));
     const sweepSeconds = (count: number | undefined): number => median(sweeps.filter((w) => w.orders === count).map((w) => w.seconds));
     const small = sweepSeconds(config.sweeps[0]);
     const large = sweepSeconds(config.sweeps[1]);
     const results: BenchResults = {
       baseline_rps: baselineRps,
+      durable_baseline_rps: rpsOf('durable_baseline'),
+      durable_ratio: ratioOf('durable_baseline'),
       notify_rps: rpsOf('notify'),
       notify_ratio: ratioOf('notify'),
       notify_confirmed_rps: rpsOf('notify_confirmed'),
@@ -253,7 +270,7 @@ async function main(): Promise<void> {
       mode: quick ? 'quick' : 'full',
       runtime: compiled ? 'node (compiled JavaScript)' : 'node --import tsx (TypeScript sources)',
       generated_at: new Date().toISOString(),
-      machine: { node: process.version, platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown' },
+      machine: { node: process.version, platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', fsync },
       settings: { ...config, sweep_orders: config.sweeps, server_node_flags: SERVER_NODE_FLAGS },
       targets_met: rows(results).filter((r) => r.meets !== null).every((r) => r.meets === true),
       baseline_rss_mb_peak: baselineMemory.rssPeakMb,
@@ -264,7 +281,7 @@ async function main(): Promise<void> {
     writeFileSync(out, `${JSON.stringify(document, null, 2)}\n`);
     process.stdout.write(`${textTable(results)}\n\nwritten to ${out}\n`);
   } finally {
-    await Promise.all([host.stop(), baseline.stop(), gateway.stop()]);
+    await Promise.all([host.stop(), baseline.stop(), durableBaseline.stop(), gateway.stop()]);
     if (!quick || args.out !== undefined) rmSync(workDir, { recursive: true, force: true });
     // The package ships dist/: the bench's own modules do not belong there.
     if (compiled) rmSync(COMPILED_DIR, { recursive: true, force: true });

@@ -5,6 +5,8 @@
 
 export interface BenchResults {
   baseline_rps: number;
+  durable_baseline_rps: number;
+  durable_ratio: number;
   notify_rps: number;
   notify_ratio: number;
   notify_confirmed_rps: number;
@@ -26,7 +28,7 @@ export interface BenchResults {
 
 /** Every field above; the smoke test checks each is a finite number. */
 export const RESULT_FIELDS: readonly (keyof BenchResults)[] = [
-  'baseline_rps', 'notify_rps', 'notify_ratio', 'notify_confirmed_rps', 'notify_confirmed_ratio',
+  'baseline_rps', 'durable_baseline_rps', 'durable_ratio', 'notify_rps', 'notify_ratio', 'notify_confirmed_rps', 'notify_confirmed_ratio',
   'pay_direct_rps', 'pay_direct_ratio', 'render_rps', 'render_ratio', 'p99_ms_baseline', 'p99_ms_notify',
   'sweep_10k_s', 'sweep_100k_s', 'sweep_scaling', 'batch_capture_1000_s', 'rss_mb_peak', 'rss_mb_idle', 'heap_mb_live_max',
 ];
@@ -51,6 +53,8 @@ const atMost = (n: number): Target => ({ op: '<=', limit: () => n, text: () => `
 
 const FIGURES: readonly { field: keyof BenchResults; what: string; target?: Target }[] = [
   { field: 'baseline_rps', what: 'bare Express 5 route: parse the form body, answer OK (req/s)' },
+  { field: 'durable_baseline_rps', what: 'the baseline route storing each body as one durable SQLite row, as the kit writes (req/s)' },
+  { field: 'durable_ratio', what: 'durable baseline / baseline: the most a route that waits for one durable write can reach here' },
   { field: 'notify_rps', what: 'notify: raw body, signature, dedupe, transition, event in SQLite; no query (req/s)' },
   { field: 'notify_ratio', what: 'notify / baseline', target: atLeast(0.5) },
   { field: 'notify_confirmed_rps', what: 'notify confirmed by a query to the sandbox (req/s)' },

@@ -50,15 +50,20 @@ describe('npm run bench -- --quick', () => {
       expect(typeof results[field], field).toBe('number');
       expect(Number.isFinite(results[field]), field).toBe(true);
     }
+    // The disk's durable-write floor is recorded beside the machine: the ratios depend on it.
+    const { fsync } = results.machine as { fsync: { samples: number; p50_us: number; p99_us: number } };
+    expect(fsync.samples).toBeGreaterThan(0);
+    expect(fsync.p50_us).toBeGreaterThan(0);
+    expect(fsync.p99_us).toBeGreaterThanOrEqual(fsync.p50_us);
     // Every run answered what its route answers: the benchmark measured real work.
     const runs = results.runs as { name: string; requests: number; statusCounts: Record<string, number>; server_cpu_us_per_request: number }[];
-    expect(new Set(runs.map((r) => r.name))).toEqual(new Set(['baseline', 'notify', 'notify_confirmed', 'pay_direct', 'render']));
+    expect(new Set(runs.map((r) => r.name))).toEqual(new Set(['baseline', 'durable_baseline', 'notify', 'notify_confirmed', 'pay_direct', 'render']));
     for (const run of runs) {
       expect(run.requests, run.name).toBeGreaterThan(0);
       expect(run.server_cpu_us_per_request, run.name).toBeGreaterThan(0);
     }
-    // Every route run comes right after a baseline run of its own, the pair its ratio is made of.
-    expect(runs.map((r) => r.name)).toEqual(['notify', 'notify_confirmed', 'pay_direct', 'render'].flatMap((name) => ['baseline', name]));
+    // Every route run, and the durable floor, comes right after a baseline run of its own: the pair its ratio is made of.
+    expect(runs.map((r) => r.name)).toEqual(['durable_baseline', 'notify', 'notify_confirmed', 'pay_direct', 'render'].flatMap((name) => ['baseline', name]));
     expect(existsSync(committed) ? readFileSync(committed, 'utf8') : null).toBe(before);
   }, 240_000);
 });
