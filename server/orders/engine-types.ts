@@ -99,8 +99,9 @@ export interface ApplyOptions {
   leaseOwner?: string;
   /**
    * The order the fact names, as the caller read it just now (nothing awaited since but its own
-   * checks): saves the engine reading it again. Ignored unless its id is `fact.orderId`; a copy
-   * another writer has since changed is refused by the compare-and-set and read afresh.
+   * checks), or, with `leaseOwner`, as it read it while holding that lease: saves the engine
+   * reading it again. Ignored unless its id is `fact.orderId`; a copy another writer has since
+   * changed is refused by the compare-and-set and read afresh.
    */
   known?: Order;
 }

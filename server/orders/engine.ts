@@ -99,8 +99,9 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
   }
 
   /**
-   * `fresh`: the order as read just before, with nothing awaited since but this call's turn; it
-   * saves a read. The compare-and-set still refuses it if another process changed the order.
+   * `fresh`: the order as read just before, with nothing awaited since but this call's turn, or
+   * read under the lease this call holds; it saves a read. The compare-and-set still refuses it
+   * if another writer changed the order.
    */
   async function settle(orderId: string, claim: PaymentFact, fresh?: Order): Promise<Settled> {
     let order = fresh ?? (await store.get(orderId));
@@ -185,8 +186,13 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     const known = applyOptions.known;
     const found = known !== undefined && known.id === fact.orderId ? known : await resolve(fact);
     if (!found) return { status: 'not_found', order: null, reason: 'no order matches this fact' };
+    const heldLease = applyOptions.leaseOwner !== undefined;
+    // A caller that held the lease when it read its copy (the sweeper, since its claim) hands over
+    // an order no other lease holder can have changed; a lease-free writer's change since is
+    // caught by the compare-and-set. A lease taken here is newer than any copy: read afresh.
+    const reused = heldLease && found === known ? found : undefined;
     const settled = needsLease(fact, applyOptions.leaseOwner)
-      ? await locks.run(found.id, applyOptions.leaseOwner ?? `${owner}#${++calls}`, applyOptions.leaseOwner !== undefined, () => settle(found.id, fact))
+      ? await locks.run(found.id, applyOptions.leaseOwner ?? `${owner}#${++calls}`, heldLease, () => settle(found.id, fact, reused))
       : await locks.serial(found.id, (waited) => settle(found.id, fact, waited ? undefined : found));
     if (settled === BUSY) return { status: 'busy', order: found, reason: 'another process holds the order lease' };
     logger.debug(

@@ -4,7 +4,8 @@
  * and is left alone), asks the gateway about them in batches of at most 100, and applies each
  * answer through the reconcile engine. An order is expired locally only when the gateway, asked
  * in this run, does not know it and it is old enough. An order is released as soon as its answer
- * changed it; unchanged ones stay leased until the run ends.
+ * changed it; unchanged ones stay leased until the run ends. The next batch is claimed and asked
+ * about while the current one settles, so the gateway and the store work at the same time.
  */
 import { randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
@@ -62,6 +63,15 @@ export interface Sweeper {
   stop(): Promise<void>;
   /** One run now; if a run is in progress, its report (runs never overlap). */
   runOnce(): Promise<SweepReport>;
+}
+
+interface ClaimedBatch {
+  /** The claim returned a whole batch: more orders may be due. */
+  full: boolean;
+  /** Orders not claimed before in this run. */
+  fresh: Order[];
+  /** The gateway's answers for `fresh`; null when there are none or the query failed. */
+  answers: Promise<Map<string, GatewayOrderFact> | null>;
 }
 
 function positive(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -123,25 +133,29 @@ export function createSweeper(options: SweeperOptions): Sweeper {
     }
   }
 
-  async function settleBatch(orders: Order[], report: SweepReport, held: Set<string>): Promise<void> {
-    let answers: Map<string, GatewayOrderFact>;
+  /** The gateway's answers for a batch, or null when the query failed (never rejects). */
+  async function queryBatch(orders: Order[], report: SweepReport): Promise<Map<string, GatewayOrderFact> | null> {
     try {
       report.queries++;
-      answers = await gateway.queryOrders(orders.map((o) => o.orderNo));
+      return await gateway.queryOrders(orders.map((o) => o.orderNo));
     } catch (error) {
       // Left for the next run: never expire an order the gateway could not be asked about.
       report.errors += orders.length;
       logger.warn({ err: redact(error), orders: orders.length }, 'Sweeper query failed; orders left for the next run');
-      return;
+      return null;
     }
+  }
+
+  async function settleBatch(orders: Order[], answers: Map<string, GatewayOrderFact>, report: SweepReport, held: Set<string>): Promise<void> {
     // The orders of a batch are distinct and leased to this sweeper: settled side by side, their
     // writes share the store's commits (group commit) instead of three commits each in a row.
+    // Each is applied from the copy the claim returned (read under this sweeper's lease), not read again.
     await Promise.all(orders.map(async (order) => {
       try {
         const answer = answers.get(order.orderNo);
         let result: ApplyResult | null = null;
         if (answer) {
-          result = await engine.apply(factFromAnswer(order.id, answer, 'sweeper', 'sweeper'), { leaseOwner: owner });
+          result = await engine.apply(factFromAnswer(order.id, answer, 'sweeper', 'sweeper'), { leaseOwner: owner, known: order });
         } else if (idleMs(order) > expireAfterMs) {
           const fact = {
             orderId: order.id,
@@ -150,7 +164,7 @@ export function createSweeper(options: SweeperOptions): Sweeper {
             outcome: 'expired' as const,
             data: { reason: 'the gateway did not know the order at the final query' },
           };
-          result = await engine.apply(fact, { leaseOwner: owner });
+          result = await engine.apply(fact, { leaseOwner: owner, known: order });
         }
         if (result === null) {
           report.unchanged++;
@@ -172,23 +186,43 @@ export function createSweeper(options: SweeperOptions): Sweeper {
     /** Claimed orders still leased to this sweeper: the unchanged ones, released when the run ends. */
     const held = new Set<string>();
     const updatedBefore = new Date(now().getTime() - stuckAfterMs);
+    /** Claims the next batch and starts its query (which never rejects). */
+    const claimNext = async (): Promise<ClaimedBatch> => {
+      const batch = await store.claimDue({ states: SWEPT_STATES, updatedBefore, limit: batchSize, owner, leaseMs });
+      const fresh = batch.filter((o) => !claimed.has(o.id));
+      for (const o of batch) {
+        claimed.add(o.id);
+        held.add(o.id);
+      }
+      report.claimed += fresh.length;
+      return { full: batch.length === batchSize, fresh, answers: fresh.length === 0 ? Promise.resolve(null) : queryBatch(fresh, report) };
+    };
+    let next: Promise<ClaimedBatch> | null = null;
     try {
       // Unchanged orders stay leased until the run ends, so each claim returns the next ones;
       // changed ones are no longer due (updatedAt is now) and are released at once.
-      for (;;) {
-        const batch = await store.claimDue({ states: SWEPT_STATES, updatedBefore, limit: batchSize, owner, leaseMs });
-        const fresh = batch.filter((o) => !claimed.has(o.id));
-        for (const o of batch) {
-          claimed.add(o.id);
-          held.add(o.id);
+      next = claimNext();
+      while (next !== null) {
+        const current: ClaimedBatch = await next;
+        next = null;
+        if (current.fresh.length === 0) break;
+        // A full batch means more may be due: the next one is claimed and asked about while this
+        // one settles, so the gateway answers while the store writes. A short batch means nothing
+        // else is due; stop() ends the run after the batches already claimed.
+        if (current.full && !stopping) {
+          next = claimNext();
+          // Awaited at the top of the loop or in `finally`; a failed claim must not go unhandled meanwhile.
+          next.catch(() => undefined);
         }
-        if (fresh.length === 0) break;
-        report.claimed += fresh.length;
-        await settleBatch(fresh, report, held);
-        // A short batch means nothing else is due; stop() ends the run after the current batch.
-        if (batch.length < batchSize || stopping) break;
+        const answers = await current.answers;
+        if (answers !== null) await settleBatch(current.fresh, answers, report, held);
       }
     } finally {
+      // A claim still in flight adds to `held`: let it land so its leases are released too.
+      if (next !== null) {
+        const late = await next.catch(() => null);
+        await late?.answers;
+      }
       // A batch at a time: one promise per claimed order at once would hold a run's worth of
       // them in memory (100,000 orders: ~100 MB).
       const ids = [...held];

@@ -72,6 +72,46 @@ describe('reconcile engine: the caller\'s copy of the order', () => {
     expect(rec.count('onPaid')).toBe(1);
   });
 
+  it('with the lease held by the caller, applies from the copy read under it without reading the order again', async () => {
+    const { store, reads } = countingStore();
+    const rec = recordingHooks();
+    const engine = createReconcileEngine({ store, hooks: rec.hooks });
+    const order = await makeOrder(store, { state: 'pending' });
+    expect(await store.acquireLease(order.id, 'sweeper-1', 60_000)).toBe(true);
+    reads.get = 0;
+    const result = await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'approved', amount: 1000, currency: 'EUR' }, { leaseOwner: 'sweeper-1', known: order });
+    expect(result).toMatchObject({ status: 'applied', order: { state: 'paid', version: 1 } });
+    expect(reads.get).toBe(0);
+    expect(rec.count('onPaid')).toBe(1);
+    // The caller keeps its lease: nobody else gets it until it is released.
+    expect(await store.acquireLease(order.id, 'someone-else', 60_000)).toBe(false);
+  });
+
+  it('with the lease held by the caller, a copy a lease-free writer has since changed is caught and read afresh', async () => {
+    const { store } = countingStore();
+    const rec = recordingHooks();
+    const engine = createReconcileEngine({ store, hooks: rec.hooks });
+    const claimed = await makeOrder(store, { state: 'pending' });
+    expect(await store.acquireLease(claimed.id, 'sweeper-1', 60_000)).toBe(true);
+    // A notification (no lease) pays the order after the caller read its copy.
+    expect((await engine.apply({ orderId: claimed.id, source: 'notify', outcome: 'approved', amount: 1000, currency: 'EUR', dedupeKey: 'n-1' })).status).toBe('applied');
+    const result = await engine.apply({ orderId: claimed.id, source: 'sweeper', outcome: 'approved', amount: 1000, currency: 'EUR' }, { leaseOwner: 'sweeper-1', known: claimed });
+    expect(result).toMatchObject({ status: 'noop', order: { state: 'paid', version: 1 } });
+    expect((await store.listEvents(claimed.id)).filter((e) => e.type === 'transition')).toHaveLength(1);
+    expect(rec.count('onPaid')).toBe(1);
+  });
+
+  it('reads the order afresh under a lease it takes itself, whatever copy the caller passed', async () => {
+    const { store, reads } = countingStore();
+    const engine = createReconcileEngine({ store });
+    const order = await makeOrder(store, { state: 'paid' });
+    reads.get = 0;
+    // A refund takes the order's lease here; the copy was read before it was held.
+    const result = await engine.apply({ orderId: order.id, source: 'admin', outcome: 'refunded', amount: 1000, currency: 'EUR' }, { known: order });
+    expect(result).toMatchObject({ status: 'applied', order: { state: 'refunded' } });
+    expect(reads.get).toBe(1);
+  });
+
   it('answers duplicate for a repeated fact whatever its plan: transition, no-op or rejection', async () => {
     const { store } = countingStore();
     const engine = createReconcileEngine({ store });

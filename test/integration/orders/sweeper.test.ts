@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../server/errors.js';
 import { createReconcileEngine } from '../../../server/orders/engine.js';
@@ -32,6 +33,15 @@ function stuck(store: OrderStore, state: OrderState, ageMs: number, data: Record
   return makeOrder(store, { state, createdAt: new Date(T0 - ageMs), data });
 }
 
+/** Resolves once `check` holds, polling each turn of the event loop; fails after 2 s. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in 2 s');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 describe('sweeper', () => {
   it('settles 250 stuck orders with 3 queries of at most 100', async () => {
     const { store, gateway, sweeper, rec } = setup();
@@ -49,6 +59,33 @@ describe('sweeper', () => {
     expect(rec.count('onPaid')).toBe(250);
     const event = (await store.listEvents(orders[0]!.id))[0]!;
     expect(event).toMatchObject({ type: 'transition', source: 'sweeper', actor: 'sweeper', toState: 'paid' });
+  });
+
+  it('settles claimed orders from the copies its claim returned, reading none of them again', async () => {
+    const clock = testClock();
+    const inner = createMemoryStore({ now: clock.now });
+    let gets = 0;
+    const store: OrderStore = {
+      ...inner,
+      get: (id) => {
+        gets++;
+        return inner.get(id);
+      },
+    };
+    const gateway = fakeGateway();
+    const engine = createReconcileEngine({ store, gateway: gateway.port, now: clock.now });
+    const sweeper = createSweeper({ engine, store, gateway: gateway.port, owner: 'sweeper-1', now: clock.now });
+    started.push(sweeper);
+    const orders = [];
+    for (let i = 0; i < 20; i++) {
+      const order = await stuck(store, 'pending', 10 * MINUTE + i);
+      gateway.knows(order);
+      orders.push(order);
+    }
+    gets = 0;
+    expect(await sweeper.runOnce()).toMatchObject({ claimed: 20, settled: 20, errors: 0 });
+    expect(gets).toBe(0);
+    for (const order of orders) expect(await inner.get(order.id)).toMatchObject({ state: 'paid', version: 1 });
   });
 
   it('sweeps only pending and requires_action orders, and only stuck ones', async () => {
@@ -135,8 +172,9 @@ describe('sweeper', () => {
     const run = sweeper.runOnce();
     try {
       await atSecond;
-      // The second batch's query is waiting: the settled order is free for a notification or the shopper.
-      expect((await store.get(settled.id))!.state).toBe('paid');
+      // The second batch's query is waiting (it was sent while the first batch settled). Once the
+      // first batch is applied, the settled order is free for a notification or the shopper.
+      await until(async () => (await store.get(settled.id))!.state === 'paid');
       expect(await store.acquireLease(settled.id, 'other', MINUTE)).toBe(true);
       await store.releaseLease(settled.id, 'other');
       // Still due, so still leased: that is what makes the next claim return the next orders.
@@ -149,6 +187,50 @@ describe('sweeper', () => {
     expect(gateway.calls).toEqual([[settled.orderNo, unchanged.orderNo], [later.orderNo]]);
     // The run is over: nothing is left leased.
     for (const order of [settled, unchanged, later]) expect(await store.acquireLease(order.id, 'after', MINUTE)).toBe(true);
+  });
+
+  it('asks the gateway about the next batch while the current one settles', async () => {
+    const { store, gateway, engine, clock } = setup();
+    let secondAsked = (): void => undefined;
+    const second = new Promise<void>((resolve) => {
+      secondAsked = resolve;
+    });
+    let queries = 0;
+    const port: GatewayPort = {
+      async queryOrders(orderNos) {
+        // The first answer waits for the second question: a sweeper that asked one batch at a
+        // time would never send it.
+        if (++queries === 1) await Promise.race([second, sleep(1000)]);
+        else secondAsked();
+        return gateway.port.queryOrders(orderNos);
+      },
+    };
+    const sweeper = createSweeper({ engine, store, gateway: port, owner: 'sweeper-1', now: clock.now, batchSize: 2 });
+    started.push(sweeper);
+    const orders = [];
+    for (let i = 0; i < 5; i++) {
+      const order = await stuck(store, 'pending', 10 * MINUTE - i);
+      gateway.knows(order);
+      orders.push(order);
+    }
+    const report = await sweeper.runOnce();
+    expect(report).toEqual({ claimed: 5, queries: 3, settled: 5, expired: 0, unchanged: 0, errors: 0 });
+    expect(queries).toBe(3);
+    // The second batch reached the gateway while the first answer was held: they overlapped.
+    expect(gateway.calls).toEqual([[orders[2]!.orderNo, orders[3]!.orderNo], [orders[0]!.orderNo, orders[1]!.orderNo], [orders[4]!.orderNo]]);
+    for (const order of orders) expect((await store.get(order.id))!.state).toBe('paid');
+  });
+
+  it('releases every lease it claimed when the run ends, the batches claimed ahead included', async () => {
+    const { store, gateway, engine, clock } = setup();
+    const sweeper = createSweeper({ engine, store, gateway: gateway.port, owner: 'sweeper-1', now: clock.now, batchSize: 2 });
+    started.push(sweeper);
+    const orders = [];
+    for (let i = 0; i < 4; i++) orders.push(await stuck(store, 'pending', 10 * MINUTE - i));
+    // Unknown and too young to expire: every order stays unchanged, so only the run's end releases them.
+    const report = await sweeper.runOnce();
+    expect(report).toMatchObject({ claimed: 4, unchanged: 4, errors: 0 });
+    for (const order of orders) expect(await store.acquireLease(order.id, 'after', MINUTE)).toBe(true);
   });
 
   it('expires an unknown order only when old enough, right after the query that found nothing', async () => {
