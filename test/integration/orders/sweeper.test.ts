@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../../server/errors.js';
 import { createReconcileEngine } from '../../../server/orders/engine.js';
 import type { GatewayPort } from '../../../server/orders/engine-types.js';
@@ -31,15 +31,6 @@ function setup(extra: Partial<SweeperOptions> = {}) {
 /** An order created `ageMs` ago (so last updated then) in `state`. */
 function stuck(store: OrderStore, state: OrderState, ageMs: number, data: Record<string, unknown> = {}) {
   return makeOrder(store, { state, createdAt: new Date(T0 - ageMs), data });
-}
-
-/** Resolves once `check` holds, polling each turn of the event loop; fails after 2 s. */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 2000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in 2 s');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 describe('sweeper', () => {
@@ -174,7 +165,9 @@ describe('sweeper', () => {
       await atSecond;
       // The second batch's query is waiting (it was sent while the first batch settled). Once the
       // first batch is applied, the settled order is free for a notification or the shopper.
-      await until(async () => (await store.get(settled.id))!.state === 'paid');
+      await vi.waitFor(async () => {
+        expect((await store.get(settled.id))!.state).toBe('paid');
+      }, { timeout: 2000, interval: 1 });
       expect(await store.acquireLease(settled.id, 'other', MINUTE)).toBe(true);
       await store.releaseLease(settled.id, 'other');
       // Still due, so still leased: that is what makes the next claim return the next orders.
