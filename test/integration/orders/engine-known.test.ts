@@ -5,27 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createReconcileEngine } from '../../../server/orders/engine.js';
-import type { OrderStore } from '../../../server/orders/store.js';
-import { createMemoryStore } from '../../../server/orders/stores/memory.js';
-import { makeOrder, recordingHooks } from './fixtures.js';
-
-/** The memory store, counting reads of single orders and of event lists. */
-function countingStore(): { store: OrderStore; reads: { get: number; listEvents: number } } {
-  const inner = createMemoryStore();
-  const reads = { get: 0, listEvents: 0 };
-  const store: OrderStore = {
-    ...inner,
-    get: (id) => {
-      reads.get++;
-      return inner.get(id);
-    },
-    listEvents: (id) => {
-      reads.listEvents++;
-      return inner.listEvents(id);
-    },
-  };
-  return { store, reads };
-}
+import { countingStore, makeOrder, recordingHooks } from './fixtures.js';
 
 describe('reconcile engine: the caller\'s copy of the order', () => {
   it('applies a fact without reading the order again when the caller passes it', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../server/logging.js';
 import type { GatewayOrderFact, GatewayPort, OrderHooks } from '../../../server/orders/engine-types.js';
 import type { OrderStore } from '../../../server/orders/store.js';
+import { createMemoryStore } from '../../../server/orders/stores/memory.js';
 import type { NewOrder, Order } from '../../../server/orders/types.js';
 
 export const T0 = Date.parse('2030-01-01T00:00:00Z');
@@ -14,6 +15,23 @@ export function testClock(start = T0) {
       t += ms;
     },
   };
+}
+
+/** `inner` (a memory store by default), counting reads of single orders and of event lists. */
+export function countingStore(inner: OrderStore = createMemoryStore()): { store: OrderStore; reads: { get: number; listEvents: number } } {
+  const reads = { get: 0, listEvents: 0 };
+  const store: OrderStore = {
+    ...inner,
+    get: (id) => {
+      reads.get++;
+      return inner.get(id);
+    },
+    listEvents: (id) => {
+      reads.listEvents++;
+      return inner.listEvents(id);
+    },
+  };
+  return { store, reads };
 }
 
 export async function makeOrder(store: OrderStore, extra: Partial<NewOrder> = {}): Promise<Order> {

@@ -8,7 +8,7 @@ import { createMemoryStore } from '../../../server/orders/stores/memory.js';
 import { createSweeper } from '../../../server/orders/sweeper.js';
 import type { Sweeper, SweeperOptions } from '../../../server/orders/sweeper.js';
 import type { OrderState } from '../../../server/orders/types.js';
-import { T0, fakeGateway, makeOrder, recordingHooks, testClock } from './fixtures.js';
+import { T0, countingStore, fakeGateway, makeOrder, recordingHooks, testClock } from './fixtures.js';
 
 const MINUTE = 60_000;
 const started: Sweeper[] = [];
@@ -33,6 +33,15 @@ function stuck(store: OrderStore, state: OrderState, ageMs: number, data: Record
   return makeOrder(store, { state, createdAt: new Date(T0 - ageMs), data });
 }
 
+/** A promise and the function that resolves it (Promise.withResolvers, before Node 22). */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = (): void => undefined;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
 describe('sweeper', () => {
   it('settles 250 stuck orders with 3 queries of at most 100', async () => {
     const { store, gateway, sweeper, rec } = setup();
@@ -55,14 +64,7 @@ describe('sweeper', () => {
   it('settles claimed orders from the copies its claim returned, reading none of them again', async () => {
     const clock = testClock();
     const inner = createMemoryStore({ now: clock.now });
-    let gets = 0;
-    const store: OrderStore = {
-      ...inner,
-      get: (id) => {
-        gets++;
-        return inner.get(id);
-      },
-    };
+    const { store, reads } = countingStore(inner);
     const gateway = fakeGateway();
     const engine = createReconcileEngine({ store, gateway: gateway.port, now: clock.now });
     const sweeper = createSweeper({ engine, store, gateway: gateway.port, owner: 'sweeper-1', now: clock.now });
@@ -73,9 +75,9 @@ describe('sweeper', () => {
       gateway.knows(order);
       orders.push(order);
     }
-    gets = 0;
+    reads.get = 0;
     expect(await sweeper.runOnce()).toMatchObject({ claimed: 20, settled: 20, errors: 0 });
-    expect(gets).toBe(0);
+    expect(reads.get).toBe(0);
     for (const order of orders) expect(await inner.get(order.id)).toMatchObject({ state: 'paid', version: 1 });
   });
 
@@ -132,14 +134,8 @@ describe('sweeper', () => {
 
   it('releases a settled order as soon as its answer is applied; unchanged ones stay leased until the run ends', async () => {
     const { store, gateway, engine, clock } = setup();
-    let reachSecond = (): void => undefined;
-    const atSecond = new Promise<void>((resolve) => {
-      reachSecond = resolve;
-    });
-    let openSecond = (): void => undefined;
-    const secondGate = new Promise<void>((resolve) => {
-      openSecond = resolve;
-    });
+    const { promise: atSecond, resolve: reachSecond } = deferred();
+    const { promise: secondGate, resolve: openSecond } = deferred();
     let queries = 0;
     const port: GatewayPort = {
       async queryOrders(orderNos) {
@@ -184,10 +180,7 @@ describe('sweeper', () => {
 
   it('asks the gateway about the next batch while the current one settles', async () => {
     const { store, gateway, engine, clock } = setup();
-    let secondAsked = (): void => undefined;
-    const second = new Promise<void>((resolve) => {
-      secondAsked = resolve;
-    });
+    const { promise: second, resolve: secondAsked } = deferred();
     let queries = 0;
     const port: GatewayPort = {
       async queryOrders(orderNos) {
