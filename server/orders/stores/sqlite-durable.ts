@@ -66,10 +66,7 @@ export function createDurableWrites(db: BetterSqlite3.Database, walSync: WalSync
     },
   });
   return {
-    write: (work) => commits.write(work),
-    flush: () => {
-      commits.flush();
-    },
+    ...commits,
     async close() {
       if (db.open) commits.flush();
       walSync?.close();
