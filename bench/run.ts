@@ -47,7 +47,11 @@ const config = {
   rounds: Number(args.rounds ?? (quick ? 1 : 5)),
   duration: Number(args.duration ?? (quick ? 1 : 5)),
   warmup: quick ? 0.25 : 1,
-  connections: Number(args.connections ?? 10),
+  /**
+   * Enough requests in flight to keep a route that waits for the disk busy: its group commit then
+   * serves more of them per fsync, as under real load (see docs/performance.md, "Load").
+   */
+  connections: Number(args.connections ?? 32),
   sweeps: quick ? [500, 1000] : [10_000, 100_000],
   smallSweepRepeats: quick ? 1 : 3,
   capture: 1000,
