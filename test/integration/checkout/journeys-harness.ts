@@ -1,6 +1,6 @@
 /**
- * A shop with the checkout kit mounted, the sandbox gateway, both on real ports, and a small
- * browser (cookies per origin, redirects, HTML forms) that walks the pages as a shopper would.
+ * A shop with the checkout kit mounted, the sandbox gateway, both on real ports, and the tests'
+ * browser (test/helpers/browser.ts) that walks the pages as a shopper would.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -142,144 +142,8 @@ export function paymentInput(orderNo: string): Parameters<CheckoutKit['createPay
   };
 }
 
-// --- the browser -------------------------------------------------------------------------
-
-export interface Page {
-  url: string;
-  status: number;
-  html: string;
-  headers: Headers;
-  /** Every URL visited on the way (redirects included). */
-  trail: string[];
-}
-
-export interface Form {
-  method: string;
-  action: string;
-  fields: Record<string, string>;
-  buttons: { name: string; value: string }[];
-  html: string;
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" };
-export function decodeHtml(text: string): string {
-  return text.replace(/&(#\d+|#x[0-9a-f]+|\w+);/gi, (m, e: string) => {
-    if (ENTITIES[e] !== undefined) return ENTITIES[e];
-    if (e.startsWith('#x')) return String.fromCodePoint(parseInt(e.slice(2), 16));
-    if (e.startsWith('#')) return String.fromCodePoint(Number(e.slice(1)));
-    return m;
-  });
-}
-
-function attrs(tag: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const m of tag.matchAll(/([\w:-]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'))?/g)) {
-    const name = m[1]!.toLowerCase();
-    if (name === 'input' || name === 'form' || name === 'button' || name === 'select' || name === 'option') continue;
-    out[name] = decodeHtml(m[2] ?? m[3] ?? '');
-  }
-  return out;
-}
-
-export function parseForms(page: Page): Form[] {
-  const forms: Form[] = [];
-  for (const m of page.html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gi)) {
-    const formAttrs = attrs(m[1]!);
-    const body = m[2]!;
-    const fields: Record<string, string> = {};
-    for (const input of body.matchAll(/<input\b([^>]*)>/gi)) {
-      const a = attrs(input[1]!);
-      if (a.name !== undefined && a.name !== '') fields[a.name] = a.value ?? '';
-    }
-    for (const select of body.matchAll(/<select\b([^>]*)>([\s\S]*?)<\/select>/gi)) {
-      const a = attrs(select[1]!);
-      const options = [...select[2]!.matchAll(/<option\b([^>]*)>/gi)].map((o) => attrs(o[1]!));
-      const chosen = options.find((o) => 'selected' in o) ?? options[0];
-      if (a.name !== undefined) fields[a.name] = chosen?.value ?? '';
-    }
-    const buttons = [...body.matchAll(/<button\b([^>]*)>/gi)].map((b) => attrs(b[1]!)).filter((b) => b.name !== undefined).map((b) => ({ name: b.name!, value: b.value ?? '' }));
-    forms.push({ method: (formAttrs.method ?? 'get').toLowerCase(), action: new URL(formAttrs.action ?? page.url, page.url).toString(), fields, buttons, html: m[0] });
-  }
-  return forms;
-}
-
-export class Browser {
-  readonly #jar = new Map<string, Map<string, string>>();
-
-  #cookieHeader(url: URL): string | undefined {
-    const jar = this.#jar.get(url.host);
-    if (jar === undefined || jar.size === 0) return undefined;
-    return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-
-  #store(url: URL, headers: Headers): void {
-    for (const line of headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const eq = pair.indexOf('=');
-      if (eq < 0) continue;
-      const jar = this.#jar.get(url.host) ?? new Map<string, string>();
-      jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
-      this.#jar.set(url.host, jar);
-    }
-  }
-
-  async request(method: string, url: string, fields?: Record<string, string>, origin?: string): Promise<Page> {
-    const trail: string[] = [];
-    let current = new URL(url);
-    let currentMethod = method.toUpperCase();
-    let body: string | undefined = fields === undefined ? undefined : new URLSearchParams(fields).toString();
-    for (let hop = 0; hop < 15; hop++) {
-      trail.push(current.toString());
-      const headers: Record<string, string> = { accept: 'text/html' };
-      const cookie = this.#cookieHeader(current);
-      if (cookie !== undefined) headers.cookie = cookie;
-      if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-      if (origin !== undefined && currentMethod === 'POST') headers.origin = origin;
-      const res = await fetch(current, { method: currentMethod, headers, body, redirect: 'manual' });
-      this.#store(current, res.headers);
-      const location = res.headers.get('location');
-      if (res.status >= 300 && res.status < 400 && location !== null) {
-        await res.arrayBuffer();
-        current = new URL(location, current);
-        if (res.status !== 307 && res.status !== 308) {
-          currentMethod = 'GET';
-          body = undefined;
-        }
-        continue;
-      }
-      return { url: current.toString(), status: res.status, html: await res.text(), headers: res.headers, trail };
-    }
-    throw new Error(`too many redirects from ${url}`);
-  }
-
-  get(url: string): Promise<Page> {
-    return this.request('GET', url);
-  }
-
-  /** Submits a form as a browser would: its fields, then `fill`, then the clicked button. */
-  submit(page: Page, form: Form, fill: Record<string, string> = {}, button?: { name: string; value: string }): Promise<Page> {
-    const fields = { ...form.fields, ...fill, ...(button === undefined ? {} : { [button.name]: button.value }) };
-    const origin = new URL(page.url).origin;
-    if (form.method === 'post') return this.request('POST', form.action, fields, origin);
-    const target = new URL(form.action);
-    for (const [k, v] of Object.entries(fields)) target.searchParams.set(k, v);
-    return this.request('GET', target.toString());
-  }
-}
-
-/** The pay page's form for `method` (card, apm or hosted). */
-export function payForm(page: Page, method: string): Form {
-  const form = parseForms(page).find((f) => f.fields.method === method);
-  if (form === undefined) throw new Error(`no ${method} form on ${page.url} (status ${String(page.status)})`);
-  return form;
-}
-
-/** The only form of an auto-submitting page. */
-export function onlyForm(page: Page): Form {
-  const forms = parseForms(page);
-  if (forms.length !== 1) throw new Error(`expected one form on ${page.url} (status ${String(page.status)}), found ${String(forms.length)}: ${page.html.slice(0, 500)}`);
-  return forms[0]!;
-}
+// The browser the journeys walk the pages with (shared with the reliability scenarios).
+export { Browser, onlyForm, parseForms, payForm, type Form, type Page } from '../../helpers/browser.js';
 
 export const CARD = {
   approve: '4242424242424242',

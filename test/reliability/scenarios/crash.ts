@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { OPEN_STATES } from '../../../server/orders/state-machine.js';
 import { createSqliteStore } from '../../../server/orders/stores/sqlite.js';
 import type { SandboxLedger, SandboxTransaction } from '../../../server/sandbox/index.js';
-import { Browser } from '../support/browser.js';
+import { Browser } from '../../helpers/browser.js';
 import { CardScanner } from '../support/card-scan.js';
 import { CARDS, journey, type Journey } from '../support/journeys.js';
 import { ledgerDoubleCharges, ledgerMismatches } from '../support/ledger.js';

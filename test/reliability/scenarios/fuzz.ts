@@ -10,7 +10,7 @@ import { isKitError } from '../../../server/errors.js';
 import { createGatewayClient } from '../../../server/gateway/client.js';
 import { CardScanner } from '../support/card-scan.js';
 import { CARDS, payWithCard } from '../support/journeys.js';
-import { Browser } from '../support/browser.js';
+import { Browser } from '../../helpers/browser.js';
 import { Report, type ScenarioResult } from '../support/result.js';
 import { pool } from '../support/rng.js';
 import { ACCOUNT_ID, MERCHANT_ID, STAFF_HEADER, startShop, type Shop } from '../support/shop.js';

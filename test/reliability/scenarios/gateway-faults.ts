@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { isKitError } from '../../../server/errors.js';
 import type { FaultKind } from '../../../server/sandbox/index.js';
-import { Browser } from '../support/browser.js';
+import { Browser } from '../../helpers/browser.js';
 import { CardScanner } from '../support/card-scan.js';
 import { CARDS, payOnHostedPage, payWithCard } from '../support/journeys.js';
 import { ledgerDoubleCharges, ledgerMismatches, resentRequests } from '../support/ledger.js';

@@ -3,7 +3,7 @@
  * journeys against the in-process sandbox. No 5xx anywhere, no order lost, none left open once
  * the notifications and the sweeper are done.
  */
-import { Browser } from '../support/browser.js';
+import { Browser } from '../../helpers/browser.js';
 import { CardScanner } from '../support/card-scan.js';
 import { CARDS, journey, type Journey } from '../support/journeys.js';
 import { ledgerDoubleCharges, ledgerMismatches, resentRequests } from '../support/ledger.js';

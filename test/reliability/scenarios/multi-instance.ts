@@ -13,7 +13,7 @@ import pg from 'pg';
 import { OPEN_STATES } from '../../../server/orders/state-machine.js';
 import { createPostgresStore } from '../../../server/orders/stores/postgres.js';
 import { createSandbox } from '../../../server/sandbox/index.js';
-import { Browser, firstForm, payForm, type Form } from '../support/browser.js';
+import { Browser, firstForm, payForm, type Form } from '../../helpers/browser.js';
 import { CardScanner } from '../support/card-scan.js';
 import { CARDS } from '../support/journeys.js';
 import { hookMismatches, ledgerDoubleCharges, ledgerMismatches } from '../support/ledger.js';

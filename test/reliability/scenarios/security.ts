@@ -4,7 +4,7 @@
  * cross-site requests, forged and expired return tokens change nothing, return and cancel never
  * redirect off-site, and no card data anywhere afterwards.
  */
-import { Browser, parseForms, type Page } from '../support/browser.js';
+import { Browser, parseForms, type Page } from '../../helpers/browser.js';
 import { CardScanner } from '../support/card-scan.js';
 import { CARDS, journey, type Journey } from '../support/journeys.js';
 import { PageChecker } from '../support/pages.js';

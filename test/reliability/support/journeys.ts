@@ -3,15 +3,12 @@
  * challenge, and the hosted payment page. Each ends on the shop's result page (or wherever a
  * fault stopped it).
  */
-import { cardFields } from '../../integration/checkout/journeys-harness.js';
+import { CARD, cardFields } from '../../integration/checkout/journeys-harness.js';
 import { rememberCard } from './card-scan.js';
-import { firstForm, payForm, type Browser, type Page } from './browser.js';
+import { firstForm, payForm, type Browser, type Page } from '../../helpers/browser.js';
 
-export const CARDS = {
-  approve: '4242424242424242',
-  challenge: '4000000000003220',
-  decline: '4000000000000002',
-} as const;
+/** The sandbox's test cards, as the journeys name them. */
+export const CARDS = CARD;
 
 export type Journey = 'direct' | '3ds' | 'hosted';
 
