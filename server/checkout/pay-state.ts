@@ -22,6 +22,11 @@ export function looksExpired(token: string, now = Date.now()): boolean {
   return Number(parts[2]) * 1000 <= now;
 }
 
+/** Still payable from the pay page: created, and never submitted to the gateway. */
+export function awaitsSubmission(order: Order): boolean {
+  return order.state === 'created' && order.data.submittedAt === undefined;
+}
+
 /** The order named by the pay token, or null after answering 404/410. */
 export async function orderForToken(ctx: KitContext, pages: PayPages, req: Request, res: Response): Promise<Order | null> {
   const token = String(req.params.token ?? '');

@@ -23,7 +23,7 @@ import { payFormLocals, type PayFormState } from './pay-page.js';
 import { allowedMethods, apmRequest, checkoutRequest, directRequest, payOrderData, type PayOrderData } from './pay-request.js';
 import { parsePayBody, type PayBody } from './pay-schema.js';
 import { payCsrf } from './pay-security.js';
-import { markSubmitted, orderForToken } from './pay-state.js';
+import { awaitsSubmission, markSubmitted, orderForToken } from './pay-state.js';
 import { createAssetRoutes } from './render-assets.js';
 import { createPayPages } from './render-pages.js';
 import { compileView, sendPage } from './render.js';
@@ -134,22 +134,27 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
     });
   }
 
+  /** The order's pay data, or null after answering that the order cannot be paid. */
+  function orderData(req: Request, res: Response, order: Order): PayOrderData | null {
+    try {
+      return payOrderData(order);
+    } catch (error) {
+      unpayable(req, res, order, [error instanceof Error && 'field' in error ? String(error.field) : 'order.data']);
+      return null;
+    }
+  }
+
   createAssetRoutes(router);
 
   router.get('/pay/:token', cspMiddleware(formActions), async (req, res) => {
     const order = await orderForToken(ctx, pages, req, res);
     if (order === null) return;
-    if (order.state !== 'created' || order.data.submittedAt !== undefined) {
+    if (!awaitsSubmission(order)) {
       seeOtherNoStore(res, ctx.urls.result(order.id));
       return;
     }
-    let data: PayOrderData;
-    try {
-      data = payOrderData(order);
-    } catch (error) {
-      unpayable(req, res, order, [error instanceof Error && 'field' in error ? String(error.field) : 'order.data']);
-      return;
-    }
+    const data = orderData(req, res, order);
+    if (data === null) return;
     if (allowedMethods(ctx, data).length === 0) {
       unpayable(req, res, order, ['methods']);
       return;
@@ -175,18 +180,13 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
         });
         return;
       }
-      if (order.state !== 'created' || order.data.submittedAt !== undefined) {
+      if (!awaitsSubmission(order)) {
         ctx.logger.info({ orderId: order.id, state: order.state }, 'Pay form sent again for a submitted order: not sent to the gateway');
         seeOtherNoStore(res, ctx.urls.result(order.id));
         return;
       }
-      let data: PayOrderData;
-      try {
-        data = payOrderData(order);
-      } catch (error) {
-        unpayable(req, res, order, [error instanceof Error && 'field' in error ? String(error.field) : 'order.data']);
-        return;
-      }
+      const data = orderData(req, res, order);
+      if (data === null) return;
       const parsed = parsePayBody(req.body);
       const values = shopperValues(req.body);
       if (!parsed.ok) {
