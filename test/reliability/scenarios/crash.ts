@@ -15,7 +15,8 @@ import { createSqliteStore } from '../../../server/orders/stores/sqlite.js';
 import type { SandboxLedger, SandboxTransaction } from '../../../server/sandbox/index.js';
 import { Browser } from '../../helpers/browser.js';
 import { CardScanner } from '../support/card-scan.js';
-import { CARDS, journey, type Journey } from '../support/journeys.js';
+import { CARD } from '../../integration/checkout/journeys-harness.js';
+import { journey, type Journey } from '../support/journeys.js';
 import { ledgerDoubleCharges, ledgerMismatches } from '../support/ledger.js';
 import { readOrders } from '../support/orders.js';
 import { PageChecker } from '../support/pages.js';
@@ -82,7 +83,7 @@ export async function crash(size: Size): Promise<ScenarioResult> {
       s.done = true;
       return;
     }
-    await journey(s.journey, b, payUrl, s.journey === '3ds' ? CARDS.challenge : CARDS.approve);
+    await journey(s.journey, b, payUrl, s.journey === '3ds' ? CARD.challenge : CARD.approve);
     s.done = true;
   };
 

@@ -9,7 +9,8 @@ import fc from 'fast-check';
 import { isKitError } from '../../../server/errors.js';
 import { createGatewayClient } from '../../../server/gateway/client.js';
 import { CardScanner } from '../support/card-scan.js';
-import { CARDS, payWithCard } from '../support/journeys.js';
+import { CARD } from '../../integration/checkout/journeys-harness.js';
+import { payWithCard } from '../support/journeys.js';
 import { Browser } from '../../helpers/browser.js';
 import { Report, type ScenarioResult } from '../support/result.js';
 import { pool } from '../support/rng.js';
@@ -20,7 +21,7 @@ import { fuzzTargets, type Fixture } from './fuzz-targets.js';
 async function fixture(shop: Shop): Promise<Fixture> {
   const run = Date.now().toString(36);
   const paid = await shop.createOrder(`FUZZ-PAID-${run}`, 2500);
-  await payWithCard(new Browser(), paid.payUrl, CARDS.approve);
+  await payWithCard(new Browser(), paid.payUrl, CARD.approve);
   const order = await shop.kit.store.get(paid.orderId);
   if (order?.state !== 'paid' || order.transactionId === null) throw new Error('the fuzz fixture order was not paid');
   const created = await shop.createOrder(`FUZZ-PAY-${run}`, 2500);

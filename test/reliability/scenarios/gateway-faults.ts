@@ -10,7 +10,8 @@ import { isKitError } from '../../../server/errors.js';
 import type { FaultKind } from '../../../server/sandbox/index.js';
 import { Browser } from '../../helpers/browser.js';
 import { CardScanner } from '../support/card-scan.js';
-import { CARDS, payOnHostedPage, payWithCard } from '../support/journeys.js';
+import { CARD } from '../../integration/checkout/journeys-harness.js';
+import { payOnHostedPage, payWithCard } from '../support/journeys.js';
 import { ledgerDoubleCharges, ledgerMismatches, resentRequests } from '../support/ledger.js';
 import { readOrders } from '../support/orders.js';
 import { PageChecker } from '../support/pages.js';
@@ -61,7 +62,7 @@ async function newOrder(cell: Cell, prefix: string): Promise<{ orderNo: string; 
 /** An order the kit holds as authorised (manual capture), paid through the pay page. */
 async function authorised(cell: Cell, prefix: string) {
   const { orderNo, payUrl } = await newOrder(cell, prefix);
-  await payWithCard(cell.browser(), payUrl, CARDS.approve);
+  await payWithCard(cell.browser(), payUrl, CARD.approve);
   const order = await cell.shop.kit.store.getByOrderNo(orderNo);
   if (order?.state !== 'authorized' || order.transactionId === null) throw new Error(`${orderNo} was not authorised: ${order?.state ?? 'missing'}`);
   return order as typeof order & { transactionId: string };
@@ -71,7 +72,7 @@ const RUNS: Record<Operation, (cell: Cell) => Promise<Outcome>> = {
   async authorise(cell) {
     const { orderNo, payUrl } = await newOrder(cell, 'F-AUTH');
     addFault(cell.shop, cell.fault, 'authorise', orderNo);
-    await payWithCard(cell.browser(), payUrl, CARDS.approve);
+    await payWithCard(cell.browser(), payUrl, CARD.approve);
     // What the pay route saw is in its log line (an order a notification settled meanwhile keeps no event of it).
     const line = cell.shop.logs.find((l) => l.includes(`"orderNo":"${orderNo}"`) && /Payment outcome unknown|Payment refused/.test(l));
     const code = line === undefined ? null : (JSON.parse(line) as { code?: string }).code ?? 'no code';
@@ -81,7 +82,7 @@ const RUNS: Record<Operation, (cell: Cell) => Promise<Outcome>> = {
     // The shopper's browser posts the hosted form; the shop's own call is checkoutPage.
     const { orderNo, payUrl } = await newOrder(cell, 'F-HOST');
     addFault(cell.shop, cell.fault, 'checkout', orderNo);
-    await payOnHostedPage(cell.browser(), payUrl, CARDS.approve).catch(() => undefined);
+    await payOnHostedPage(cell.browser(), payUrl, CARD.approve).catch(() => undefined);
     const second = await newOrder(cell, 'F-HOSTPAGE');
     addFault(cell.shop, cell.fault, 'checkout', second.orderNo);
     try {

@@ -5,7 +5,8 @@
  */
 import { Browser } from '../../helpers/browser.js';
 import { CardScanner } from '../support/card-scan.js';
-import { CARDS, journey, type Journey } from '../support/journeys.js';
+import { CARD } from '../../integration/checkout/journeys-harness.js';
+import { journey, type Journey } from '../support/journeys.js';
 import { ledgerDoubleCharges, ledgerMismatches, resentRequests } from '../support/ledger.js';
 import { readOrders } from '../support/orders.js';
 import { PageChecker } from '../support/pages.js';
@@ -32,7 +33,7 @@ export async function load(size: Size): Promise<ScenarioResult> {
       const rng = createRng(size.seed + id);
       for (let n = 0; Date.now() < deadline; n++) {
         const kind = rng.pick<Journey>(['direct', '3ds', 'hosted']);
-        const card = kind === '3ds' ? CARDS.challenge : rng.chance(0.2) ? CARDS.decline : CARDS.approve;
+        const card = kind === '3ds' ? CARD.challenge : rng.chance(0.2) ? CARD.decline : CARD.approve;
         const orderNo = `LOAD-${run}-${String(id)}-${String(n)}`;
         orderNos.push(orderNo);
         try {

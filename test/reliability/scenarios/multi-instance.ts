@@ -15,7 +15,6 @@ import { createPostgresStore } from '../../../server/orders/stores/postgres.js';
 import { createSandbox } from '../../../server/sandbox/index.js';
 import { Browser, firstForm, payForm, type Form } from '../../helpers/browser.js';
 import { CardScanner } from '../support/card-scan.js';
-import { CARDS } from '../support/journeys.js';
 import { hookMismatches, ledgerDoubleCharges, ledgerMismatches } from '../support/ledger.js';
 import { readOrders, type StoredOrder } from '../support/orders.js';
 import { PageChecker } from '../support/pages.js';
@@ -25,7 +24,7 @@ import { pool } from '../support/rng.js';
 import { ACCOUNT_ID, MERCHANT_ID, type HookCall } from '../support/shop-app.js';
 import { capturingLogger } from '../support/shop.js';
 import type { Size } from '../support/sizes.js';
-import { cardFields } from '../../integration/checkout/journeys-harness.js';
+import { CARD, cardFields } from '../../integration/checkout/journeys-harness.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 
@@ -73,7 +72,7 @@ export async function multiInstance(size: Size): Promise<ScenarioResult> {
       const { payUrl } = (await res.json()) as { payUrl: string };
       const browser = new Browser({ pages });
       const pay = await browser.get(payUrl);
-      const toIssuer = await browser.submit(pay, payForm(pay, 'card'), cardFields(CARDS.challenge));
+      const toIssuer = await browser.submit(pay, payForm(pay, 'card'), cardFields(CARD.challenge));
       const issuer = await browser.submit(toIssuer, firstForm(toIssuer));
       const back = await browser.submit(issuer, firstForm(issuer), {}, { name: 'decision', value: i % 3 === 2 ? 'fail' : 'pass' });
       returns.set(orderNo, firstForm(back));

@@ -6,7 +6,8 @@
  */
 import { Browser, parseForms, type Page } from '../../helpers/browser.js';
 import { CardScanner } from '../support/card-scan.js';
-import { CARDS, journey, type Journey } from '../support/journeys.js';
+import { CARD } from '../../integration/checkout/journeys-harness.js';
+import { journey, type Journey } from '../support/journeys.js';
 import { PageChecker } from '../support/pages.js';
 import { Report, type ScenarioResult } from '../support/result.js';
 import { STAFF_HEADER, startShop, type Shop } from '../support/shop.js';
@@ -43,7 +44,7 @@ export async function security(size: Size): Promise<ScenarioResult> {
     for (const kind of ['direct', '3ds', 'hosted'] as Journey[]) {
       const { orderId, payUrl } = await shop.createOrder(`SEC-${kind}-${Date.now().toString(36)}`, 1999);
       orders.push(orderId);
-      seen.push(await journey(kind, browser, payUrl, kind === '3ds' ? CARDS.challenge : CARDS.approve));
+      seen.push(await journey(kind, browser, payUrl, kind === '3ds' ? CARD.challenge : CARD.approve));
     }
     const fresh = await shop.createOrder(`SEC-FORM-${Date.now().toString(36)}`, 1999);
     const payPage = await browser.get(fresh.payUrl);
@@ -67,7 +68,7 @@ export async function security(size: Size): Promise<ScenarioResult> {
     for (const { f, headers, target } of forms) {
       for (const token of [undefined, 'forged.token']) {
         const before = await orderState(shop, target);
-        const fields: Record<string, string> = { ...f.fields, ...(f.fields.method === 'card' ? { card: CARDS.approve, security_code: '737', expiration_month: '12', expiration_year: '2035', first_name: 'A', last_name: 'B' } : {}) };
+        const fields: Record<string, string> = { ...f.fields, ...(f.fields.method === 'card' ? { card: CARD.approve, security_code: '737', expiration_month: '12', expiration_year: '2035', first_name: 'A', last_name: 'B' } : {}) };
         if (token === undefined) Reflect.deleteProperty(fields, '_csrf');
         else fields._csrf = token;
         const a = await send(f.action, { body: new URLSearchParams(fields).toString(), contentType: 'application/x-www-form-urlencoded', headers });

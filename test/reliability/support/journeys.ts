@@ -7,9 +7,6 @@ import { CARD, cardFields } from '../../integration/checkout/journeys-harness.js
 import { rememberCard } from './card-scan.js';
 import { firstForm, payForm, type Browser, type Page } from '../../helpers/browser.js';
 
-/** The sandbox's test cards, as the journeys name them. */
-export const CARDS = CARD;
-
 export type Journey = 'direct' | '3ds' | 'hosted';
 
 function fill(card: string): Record<string, string> {
@@ -26,7 +23,7 @@ function autosubmit(browser: Browser, page: Page): Promise<Page> {
 export async function payWithCard(browser: Browser, payUrl: string, card: string): Promise<Page> {
   const pay = await browser.get(payUrl);
   const after = await browser.submit(pay, payForm(pay, 'card'), fill(card));
-  if (card !== CARDS.challenge || after.status !== 200 || !after.url.includes('/checkout/pay/')) return after;
+  if (card !== CARD.challenge || after.status !== 200 || !after.url.includes('/checkout/pay/')) return after;
   return passChallenge(browser, after);
 }
 
@@ -51,7 +48,7 @@ export async function payOnHostedPage(browser: Browser, payUrl: string, card: st
   return paid.status === 200 && paid.html.includes('autosubmit') ? autosubmit(browser, paid) : paid;
 }
 
-export function journey(kind: Journey, browser: Browser, payUrl: string, card: string = kind === '3ds' ? CARDS.challenge : CARDS.approve): Promise<Page> {
+export function journey(kind: Journey, browser: Browser, payUrl: string, card: string = kind === '3ds' ? CARD.challenge : CARD.approve): Promise<Page> {
   if (kind === 'hosted') return payOnHostedPage(browser, payUrl, card);
   return payWithCard(browser, payUrl, card);
 }
