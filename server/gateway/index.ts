@@ -27,4 +27,4 @@ export type {
   CancelSubscriptionInput, CancelSubscriptionResult, SubscriptionsApi,
 } from './operations/subscriptions.js';
 export type { UpdateOrderInput } from './operations/update-orders.js';
-export * from './card-number.js';
+export * from '../card-number.js';
