@@ -124,8 +124,9 @@ function checkOptions(options: GatewayClientOptions): void {
   if (options.requireReplySignatures !== undefined && typeof options.requireReplySignatures !== 'boolean') {
     throw new ConfigError('requireReplySignatures', 'must be true or false', 'set it to true to refuse unsigned replies, or leave it out');
   }
-  if (options.payoutAmountUnit !== undefined && options.payoutAmountUnit !== 'minor' && options.payoutAmountUnit !== 'major') {
-    throw new ConfigError('payoutAmountUnit', `must be 'minor' or 'major', got ${JSON.stringify(options.payoutAmountUnit)}`, "ask the gateway which unit payout amounts count and set 'minor' or 'major'");
+  const unit: unknown = options.payoutAmountUnit;
+  if (unit !== undefined && unit !== 'minor' && unit !== 'major') {
+    throw new ConfigError('payoutAmountUnit', `must be 'minor' or 'major', got ${JSON.stringify(unit)}`, "ask the gateway which unit payout amounts count and set 'minor' or 'major'");
   }
   for (const op of Object.keys(options.recipes ?? {})) {
     if (!SIGNED_OPERATIONS.includes(op as SignedOperation)) {
