@@ -5,13 +5,14 @@
  * Bodies over the limit are refused with 413.
  */
 import type { IncomingMessage } from 'node:http';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { readBodyBytes } from '../read-body.js';
 import { badInput, SandboxHttpError } from './http.js';
 import { ERROR_CODES } from './wire/codes.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-export type BodyKind = 'json' | 'form' | 'multipart' | 'empty';
+export type BodyKind = 'json' | 'form' | 'multipart' | 'xml' | 'empty';
 
 export interface ParsedBody {
   fields: Record<string, unknown>;
@@ -21,6 +22,26 @@ export interface ParsedBody {
 }
 
 class UnreadableBody extends Error {}
+
+const xmlParser = new XMLParser({ processEntities: false, parseTagValue: false, ignoreAttributes: true, ignoreDeclaration: true, maxNestedTags: 20 });
+
+/**
+ * A flat XML body (one root element whose children are the fields), as some published samples
+ * of cancelsubscription send it. No DOCTYPE or entities; values stay strings.
+ */
+function parseXmlFields(text: string): Record<string, unknown> {
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the parser alone accepts mismatched tags
+  if (/<!DOCTYPE|<!ENTITY/i.test(text) || XMLValidator.validate(text) !== true) throw new UnreadableBody('is not well-formed XML');
+  const document: unknown = xmlParser.parse(text);
+  const root: unknown = typeof document === 'object' && document !== null ? Object.values(document as Record<string, unknown>)[0] : undefined;
+  if (typeof root !== 'object' || root === null || Array.isArray(root)) throw new UnreadableBody('must be one XML element holding the fields');
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(root as Record<string, unknown>)) {
+    if (name === '__proto__' || name === 'constructor' || name === 'prototype') throw new UnreadableBody('names a forbidden element');
+    out[name] = value;
+  }
+  return out;
+}
 
 /** JSON object whatever the label, multipart when labelled so, otherwise URL-encoded fields. */
 async function parseFields(raw: Buffer, text: string, kind: BodyKind, contentType: string): Promise<Record<string, unknown>> {
@@ -32,6 +53,7 @@ async function parseFields(raw: Buffer, text: string, kind: BodyKind, contentTyp
     });
     return out;
   }
+  if (kind === 'xml') return parseXmlFields(text);
   if (kind === 'json') {
     let parsed: unknown;
     try {
@@ -82,7 +104,9 @@ export async function readBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): 
   // Decoded once; only multipart needs the bytes themselves.
   const text = raw.toString('utf8');
   if (text.trim() === '') return { fields: {}, kind: 'empty', contentType };
-  const kind: BodyKind = /^multipart\/form-data/i.test(contentType) ? 'multipart' : text.trimStart().startsWith('{') ? 'json' : 'form';
+  const kind: BodyKind = /^multipart\/form-data/i.test(contentType)
+    ? 'multipart'
+    : text.trimStart().startsWith('{') ? 'json' : /^(application|text)\/xml\b/i.test(contentType) ? 'xml' : 'form';
   try {
     const fields = await parseFields(raw, text, kind, contentType);
     return { fields: kind === 'json' ? fields : withJsonValues(fields), kind, contentType };

@@ -1,7 +1,7 @@
 /**
  * POST /v1/cancelsubscription (gateway-notes §7): stops a subscription's schedule. Every
- * published sample of this operation is `application/json` (or XML), so a body labelled as a
- * form is refused here, unlike the operations of gateway-notes §3.
+ * published sample of this operation is `application/json` (or XML), so those are what it takes;
+ * a body labelled as a form is refused, unlike the operations of gateway-notes §3.
  */
 import type { SandboxContext } from '../context.js';
 import { badInput, jsonReply, type Reply } from '../http.js';
@@ -11,8 +11,8 @@ import { ELEMENT_STATUS, RETURN_MESSAGE_OK, RETURN_STATUS } from '../wire/codes.
 import { cancelSubscriptionRequest } from '../wire/other-requests.js';
 
 export function handleCancelSubscription(ctx: SandboxContext, fields: Record<string, unknown>, contentType = 'application/json'): Reply {
-  if (!/^application\/json\b/i.test(contentType)) {
-    throw badInput('content-type', `cancelsubscription takes an application/json body, as every published sample sends it; got "${contentType.slice(0, 60)}"`);
+  if (!/^(application\/json|application\/xml|text\/xml)\b/i.test(contentType)) {
+    throw badInput('content-type', `cancelsubscription takes an application/json (or XML) body, as the published samples send it; got "${contentType.slice(0, 60)}"`);
   }
   const account = authenticate(ctx, 'cancelsubscription', fields);
   const request = validate(cancelSubscriptionRequest, fields);

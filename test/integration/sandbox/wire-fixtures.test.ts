@@ -142,6 +142,14 @@ describe('sandbox against the wire fixtures', () => {
     expect(asForm.status).toBe(400);
   });
 
+  it('cancelsubscription: the same fields as a flat XML body are accepted too', async () => {
+    const fields = cancelSubscriptionFixture.request as Record<string, string>;
+    const xml = `<?xml version="1.0" encoding="UTF-8"?><request>${Object.entries(fields).map(([k, v]) => `<${k}>${v}</${k}>`).join('')}</request>`;
+    const response = await fetch(gw.baseUrl + cancelSubscriptionFixture.path, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: xml });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ recurring_id: fields.recurring_id, encryption_data: fields.encryption_data, cancel_status: '0' });
+  });
+
   it('payout: reads the digits as whole units by default and answers with the fixture reply', async () => {
     const reply = await send(gw.baseUrl, payoutFixture);
     expect(reply.status).toBe(200);
