@@ -11,9 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ProtocolError } from '../../errors.js';
+import { ProtocolError, ValidationError } from '../../errors.js';
 import { describe, parseJsonReply, send, type CallOptions, type ErrorContext } from '../core.js';
-import { ValidationError } from '../../errors.js';
 import { currencyExponent } from '../money.js';
 import { payoutFields, payoutRequestSchema, payoutResponseSchema, type PayoutResponse } from '../schemas/payouts.js';
 import {
@@ -133,9 +132,9 @@ export function createPayoutsApi(ctx: ClientContext): PayoutsApi {
       const ectx: ErrorContext = { operation: 'payout', orderNo: `request ${requestId}` };
       const reply = await send(ctx.core, { operation: 'payout', fields: wire, orderNo: ectx.orderNo, timeoutMs: options?.timeoutMs });
       const body = parseJsonReply(payoutResponseSchema, reply, ectx);
-      // One rule: the reply must echo the request's encryption_data. It is checked before
-      // anything else is read, so a missing or wrong echo is a ProtocolError even on a refusal:
-      // an unverified reply is never taken for a definite answer about money sent out.
+      // The echo is checked before anything else is read, so a wrong echo (or, when replies must
+      // be signed, a missing one) is a ProtocolError even on a refusal: a reply that fails its
+      // check is never taken for a definite answer about money sent out.
       checkEcho(ctx, wire.encryption_data, body.encryption_data, ectx);
       if (body.return_status !== undefined) checkReturnStatus(body, ectx);
       if (body.request_id !== undefined && body.request_id !== requestId) {
