@@ -18,6 +18,16 @@ export default tseslint.config(
     },
   },
   {
+    // The sandbox is a second, independent reading of the interface: it meets the client only
+    // over HTTP and in the hand-written fixtures of test/fixtures/wire.
+    files: ['server/sandbox/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ regex: '(^|/)gateway(/|$)', message: 'server/sandbox reads the interface itself: import nothing from server/gateway.' }],
+      }],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'ERR_GATEWAY_BAD_SIGNATURE'
   | 'ERR_GATEWAY_TEST_ACCOUNT_ON_LIVE'
   | 'ERR_GATEWAY_LIVE_ACCOUNT_ON_TEST'
+  | 'ERR_GATEWAY_IP_NOT_ALLOWED'
   // input validation at the kit's edge
   | 'ERR_VALIDATION'
   // orders and storage

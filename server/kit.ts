@@ -61,6 +61,8 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
       timeoutMs: options.gateway.timeoutMs,
       ...(options.gateway.jsonContentType === undefined ? {} : { jsonContentType: options.gateway.jsonContentType }),
       ...(options.gateway.recipes === undefined ? {} : { recipes: options.gateway.recipes }),
+      ...(options.gateway.requireReplySignatures === undefined ? {} : { requireReplySignatures: options.gateway.requireReplySignatures }),
+      ...(options.gateway.payoutAmountUnit === undefined ? {} : { payoutAmountUnit: options.gateway.payoutAmountUnit }),
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       logger,
     });

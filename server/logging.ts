@@ -1,4 +1,4 @@
-import { luhnValid } from './gateway/card-number.js';
+import { luhnValid } from './card-number.js';
 
 /**
  * The one redacting logger. Everything the kit logs passes through `redact`, which removes card

@@ -29,6 +29,10 @@ export interface KitGatewayOptions {
   jsonContentType?: string;
   /** Signature recipe overrides per operation. */
   recipes?: Partial<Record<SignedOperation, SignatureRecipe>>;
+  /** Refuse unsigned gateway replies (the client's `requireReplySignatures`); default false. */
+  requireReplySignatures?: boolean;
+  /** Unit of payout amount digits (the client's `payoutAmountUnit`); default 'major'. */
+  payoutAmountUnit?: 'minor' | 'major';
 }
 
 export interface KitRateLimitOptions {
@@ -80,7 +84,8 @@ export interface CheckoutKitOptions {
 }
 
 export interface ResolvedKitOptions {
-  gateway: Required<Omit<KitGatewayOptions, 'recipes' | 'jsonContentType'>> & Pick<KitGatewayOptions, 'recipes' | 'jsonContentType'>;
+  gateway: Required<Omit<KitGatewayOptions, 'recipes' | 'jsonContentType' | 'requireReplySignatures' | 'payoutAmountUnit'>> &
+    Pick<KitGatewayOptions, 'recipes' | 'jsonContentType' | 'requireReplySignatures' | 'payoutAmountUnit'>;
   /** The mount point's public URL, without a trailing slash. */
   publicUrl: string;
   /** Token secrets, the signing one first. */

@@ -38,6 +38,8 @@ const FIXES: Record<string, string> = {
   'gateway.verifyKeys': 'pass an array of non-empty previous sign keys, or leave verifyKeys out',
   'gateway.timeoutMs': 'use a whole number of milliseconds between 1000 and 120000',
   'gateway.jsonContentType': 'use a media type such as "application/json", or leave it out to send the samples\' form content type',
+  'gateway.requireReplySignatures': 'use true to refuse gateway replies that carry no signature, or false (default: verify a signature when present)',
+  'gateway.payoutAmountUnit': "use 'major' (whole currency units, the default) or 'minor', whichever unit your gateway contract gives payout amounts",
   'gateway.recipes': `map operation names (${SIGNED_OPERATIONS.join(', ')}) to arrays of field names`,
   publicUrl: 'set publicUrl to the absolute https URL where the router is mounted, e.g. "https://shop.example/checkout"',
   tokenSecret: `use a random secret of at least ${String(TOKEN_SECRET_MIN_LENGTH)} characters: ${GENERATE_SECRET}`,
@@ -92,6 +94,8 @@ const gatewaySchema = z.strictObject({
   timeoutMs: ms(1000, 120_000).optional(),
   jsonContentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, 'must be a media type').optional(),
   recipes: z.partialRecord(z.enum(SIGNED_OPERATIONS as [string, ...string[]]), z.array(recipePart).min(1)).optional(),
+  requireReplySignatures: z.boolean().optional(),
+  payoutAmountUnit: z.enum(['minor', 'major']).optional(),
 });
 
 const shape = {
@@ -219,6 +223,8 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
       timeoutMs: o.gateway.timeoutMs ?? OPTION_DEFAULTS.gateway.timeoutMs,
       jsonContentType: o.gateway.jsonContentType,
       recipes: o.gateway.recipes,
+      requireReplySignatures: o.gateway.requireReplySignatures,
+      payoutAmountUnit: o.gateway.payoutAmountUnit,
     },
     publicUrl: o.publicUrl.replace(/\/+$/, ''),
     tokenSecrets,

@@ -8,7 +8,7 @@ import { redactingLogger, silentLogger, type Logger } from '../logging.js';
 import type { CallOptions, RetryPolicy } from './core.js';
 import { createBatchApi, type BatchApi } from './operations/batch.js';
 import type { BatchItemResult } from './operations/batch-runner.js';
-import type { ClientContext } from './operations/context.js';
+import type { ClientContext, PayoutAmountUnit } from './operations/context.js';
 import { createOptimise, type OptimiseInput, type OptimiseResult } from './operations/optimise.js';
 import { createPaymentsApi, type PaymentsApi } from './operations/payments.js';
 import { createPayoutsApi, type PayoutsApi } from './operations/payouts.js';
@@ -47,6 +47,21 @@ export interface GatewayClientOptions {
   checkAmountComponents?: boolean;
   /** Batch requests in flight at once; default 4. */
   batchConcurrency?: number;
+  /**
+   * Refuse any reply that carries no signature (ERR_PROTOCOL_SIGNATURE). Default false: a
+   * signature that is present is always verified, a missing one is accepted, because the
+   * published query sample carries none. The unsigned APM / 3-D Secure redirect (`issuer_url`
+   * without a result) is accepted either way: the interface lists no signature for it.
+   */
+  requireReplySignatures?: boolean;
+  /**
+   * What the digits of payout `payment_amount` / `source_amount` count (the interface says only
+   * "string of digits", e.g. "10000"). Default 'major': whole units of the currency, so an
+   * amount with a fractional part is refused; 'minor' sends minor units (10050 for 100.50 USD).
+   * Misreading 'major' as minor under-pays a hundredfold; the reverse would over-pay, so the
+   * default is the one whose mistake is recoverable.
+   */
+  payoutAmountUnit?: PayoutAmountUnit;
 }
 
 export interface GatewayClient {
@@ -71,6 +86,7 @@ export interface GatewayClient {
 const OPTION_NAMES: Record<keyof GatewayClientOptions, true> = {
   baseUrl: true, merchantId: true, accountId: true, signKey: true, verifyKeys: true, fetch: true, timeoutMs: true,
   jsonContentType: true, recipes: true, logger: true, readRetries: true, checkAmountComponents: true, batchConcurrency: true,
+  requireReplySignatures: true, payoutAmountUnit: true,
 };
 const KNOWN_OPTIONS = new Set(Object.keys(OPTION_NAMES));
 
@@ -104,6 +120,13 @@ function checkOptions(options: GatewayClientOptions): void {
   }
   if (options.verifyKeys !== undefined && (!Array.isArray(options.verifyKeys) || options.verifyKeys.some((k) => typeof k !== 'string' || k === ''))) {
     throw new ConfigError('verifyKeys', 'must be a list of non-empty keys', 'list the previous sign keys still accepted, or leave it out');
+  }
+  if (options.requireReplySignatures !== undefined && typeof options.requireReplySignatures !== 'boolean') {
+    throw new ConfigError('requireReplySignatures', 'must be true or false', 'set it to true to refuse unsigned replies, or leave it out');
+  }
+  const unit: unknown = options.payoutAmountUnit;
+  if (unit !== undefined && unit !== 'minor' && unit !== 'major') {
+    throw new ConfigError('payoutAmountUnit', `must be 'minor' or 'major', got ${JSON.stringify(unit)}`, "ask the gateway which unit payout amounts count and set 'minor' or 'major'");
   }
   for (const op of Object.keys(options.recipes ?? {})) {
     if (!SIGNED_OPERATIONS.includes(op as SignedOperation)) {
@@ -140,6 +163,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     recipes: resolveRecipes(options.recipes),
     checkAmountComponents: options.checkAmountComponents ?? false,
     batchConcurrency: positiveInt(options.batchConcurrency, 4, 'batchConcurrency', 32),
+    requireReplySignatures: options.requireReplySignatures ?? false,
+    payoutAmountUnit: options.payoutAmountUnit ?? 'major',
   };
   return {
     payments: createPaymentsApi(ctx),

@@ -81,6 +81,13 @@ const NAMED_CODES: Readonly<Record<string, ErrorCode & `ERR_GATEWAY_${string}`>>
   [GATEWAY_ERROR_CODES.badSignature]: 'ERR_GATEWAY_BAD_SIGNATURE',
   [GATEWAY_ERROR_CODES.testAccountOnLive]: 'ERR_GATEWAY_TEST_ACCOUNT_ON_LIVE',
   [GATEWAY_ERROR_CODES.liveAccountOnTest]: 'ERR_GATEWAY_LIVE_ACCOUNT_ON_TEST',
+  [GATEWAY_ERROR_CODES.ipNotRegistered]: 'ERR_GATEWAY_IP_NOT_ALLOWED',
+};
+
+/** What the merchant must do, for refusals that only the merchant can fix. */
+const ADVICE: Partial<Record<ErrorCode, string>> = {
+  ERR_GATEWAY_IP_NOT_ALLOWED:
+    "The gateway answers this operation only to registered caller IP addresses: add this server's public (outbound) IP address to the account's IP allowlist with the gateway, then retry.",
 };
 
 function readErrorBody(text: string): z.infer<typeof gatewayErrorBodySchema> | undefined {
@@ -109,7 +116,8 @@ export function refusalError(status: number, text: string, ctx: ErrorContext): G
     named ?? (status === 400 ? 'ERR_GATEWAY_INVALID_INPUT' : status === 404 ? 'ERR_GATEWAY_NOT_FOUND' : status >= 200 && status < 300 ? 'ERR_GATEWAY_STATUS' : 'ERR_GATEWAY_HTTP');
   const message = gatewayText(body?.message);
   const parts = [`HTTP ${status}`, body?.code, body?.source === undefined ? undefined : `source ${body.source}`].filter(Boolean);
-  return new GatewayError(code, `${describe(ctx)} refused by the gateway (${parts.join(', ')})${message ? `: ${message}` : ''}`, {
+  const advice = ADVICE[code];
+  return new GatewayError(code, `${describe(ctx)} refused by the gateway (${parts.join(', ')})${message ? `: ${message}` : ''}${advice === undefined ? '' : `. ${advice}`}`, {
     httpStatus: status,
     ...(body === undefined ? {} : { gatewayCode: body.code }),
     details: { operation: ctx.operation, orderNo: ctx.orderNo, httpStatus: status, gatewayCode: body?.code, source: body?.source, gatewayMessage: message },

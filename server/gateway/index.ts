@@ -8,6 +8,7 @@ export * from './xml.js';
 export * from './wire.js';
 export { backoffDelay, RETRIED_OPERATIONS, type CallOptions, type RetryPolicy } from './core.js';
 export { createGatewayClient, type GatewayClient, type GatewayClientOptions } from './client.js';
+export type { PayoutAmountUnit } from './operations/context.js';
 export type { AuthoriseResult } from './operations/authorise-result.js';
 export type { BatchItemResult } from './operations/batch-runner.js';
 export type {
@@ -27,4 +28,4 @@ export type {
   CancelSubscriptionInput, CancelSubscriptionResult, SubscriptionsApi,
 } from './operations/subscriptions.js';
 export type { UpdateOrderInput } from './operations/update-orders.js';
-export * from './card-number.js';
+export * from '../card-number.js';

@@ -2,7 +2,8 @@
  * Body encoding per operation. The published samples label every request
  * `application/x-www-form-urlencoded` even where the body is JSON, so that is the default label
  * for JSON bodies (`jsonContentType` changes it). Query and refund search are genuine forms;
- * optimise is multipart. `readWireBody` is the reverse, for a server receiving these requests.
+ * optimise is multipart; cancel-subscription is sent as `application/json`, as all its published
+ * samples. `readWireBody` is the reverse, for a server receiving these requests.
  */
 import { ValidationError } from '../errors.js';
 
@@ -53,6 +54,15 @@ export const OPERATION_ENCODING: Readonly<Record<GatewayOperation, BodyEncoding>
 };
 
 export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+export const JSON_CONTENT_TYPE = 'application/json';
+
+/**
+ * Operations whose every published sample is labelled `application/json`: their JSON body goes
+ * out under that label whatever `jsonContentType` says.
+ */
+export const FIXED_JSON_CONTENT_TYPE: Readonly<Partial<Record<GatewayOperation, string>>> = {
+  cancelsubscription: JSON_CONTENT_TYPE,
+};
 /** What the published samples send with a JSON body. */
 export const DEFAULT_JSON_CONTENT_TYPE = FORM_CONTENT_TYPE;
 
@@ -98,7 +108,7 @@ export function encodeBody(
 ): EncodedBody {
   switch (OPERATION_ENCODING[operation]) {
     case 'json':
-      return encodeJson(fields, jsonContentType);
+      return encodeJson(fields, FIXED_JSON_CONTENT_TYPE[operation] ?? jsonContentType);
     case 'form':
       return encodeForm(fields);
     case 'multipart':

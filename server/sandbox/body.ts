@@ -1,27 +1,74 @@
 /**
  * The one body reader of the sandbox. Receives requests the way the gateway does: a JSON body
  * even under `application/x-www-form-urlencoded` (as the published samples send it), correctly
- * labelled JSON, genuine form bodies and multipart (parsing itself is the kit's `readWireBody`).
+ * labelled JSON, genuine form bodies and multipart (gateway-notes §3).
  * Bodies over the limit are refused with 413.
  */
 import type { IncomingMessage } from 'node:http';
-import { ValidationError } from '../errors.js';
-import { GATEWAY_ERROR_CODES } from '../gateway/codes.js';
-import { readWireBody } from '../gateway/wire.js';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { readBodyBytes } from '../read-body.js';
 import { badInput, SandboxHttpError } from './http.js';
+import { ERROR_CODES } from './wire/codes.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-export type BodyKind = 'json' | 'form' | 'multipart' | 'empty';
+export type BodyKind = 'json' | 'form' | 'multipart' | 'xml' | 'empty';
 
 export interface ParsedBody {
   fields: Record<string, unknown>;
   kind: BodyKind;
+  /** The Content-Type header as sent ('' when none). */
+  contentType: string;
+}
+
+class UnreadableBody extends Error {}
+
+const xmlParser = new XMLParser({ processEntities: false, parseTagValue: false, ignoreAttributes: true, ignoreDeclaration: true, maxNestedTags: 20 });
+
+/**
+ * A flat XML body (one root element whose children are the fields), as some published samples
+ * of cancelsubscription send it. No DOCTYPE or entities; values stay strings.
+ */
+function parseXmlFields(text: string): Record<string, unknown> {
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the parser alone accepts mismatched tags
+  if (/<!DOCTYPE|<!ENTITY/i.test(text) || XMLValidator.validate(text) !== true) throw new UnreadableBody('is not well-formed XML');
+  const document: unknown = xmlParser.parse(text);
+  const root: unknown = typeof document === 'object' && document !== null ? Object.values(document as Record<string, unknown>)[0] : undefined;
+  if (typeof root !== 'object' || root === null || Array.isArray(root)) throw new UnreadableBody('must be one XML element holding the fields');
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(root as Record<string, unknown>)) {
+    if (name === '__proto__' || name === 'constructor' || name === 'prototype') throw new UnreadableBody('names a forbidden element');
+    out[name] = value;
+  }
+  return out;
+}
+
+/** JSON object whatever the label, multipart when labelled so, otherwise URL-encoded fields. */
+async function parseFields(raw: Buffer, text: string, kind: BodyKind, contentType: string): Promise<Record<string, unknown>> {
+  if (kind === 'multipart') {
+    const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType } }).formData();
+    const out: Record<string, unknown> = {};
+    form.forEach((value, key) => {
+      if (typeof value === 'string') out[key] = value;
+    });
+    return out;
+  }
+  if (kind === 'xml') return parseXmlFields(text);
+  if (kind === 'json') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new UnreadableBody('is not a JSON object');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UnreadableBody('is not a JSON object');
+    return parsed as Record<string, unknown>;
+  }
+  return Object.fromEntries(new URLSearchParams(text));
 }
 
 const tooLarge = (): SandboxHttpError =>
-  new SandboxHttpError(413, GATEWAY_ERROR_CODES.invalidInput, 'body', `request body is larger than ${BODY_LIMIT_BYTES} bytes`);
+  new SandboxHttpError(413, ERROR_CODES.invalidInput, 'body', `request body is larger than ${BODY_LIMIT_BYTES} bytes`);
 
 const BODY_ERRORS = { tooLarge, incomplete: (): Error => new Error('aborted') };
 
@@ -50,19 +97,21 @@ export async function readBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): 
   const preParsed: unknown = (req as { body?: unknown }).body;
   if (req.readableEnded && typeof preParsed === 'object' && preParsed !== null) {
     // A host app's own body parser already consumed the stream (the sandbox is mounted).
-    return { fields: { ...(preParsed as Record<string, unknown>) }, kind: 'form' };
+    return { fields: { ...(preParsed as Record<string, unknown>) }, kind: 'form', contentType: req.headers['content-type'] ?? '' };
   }
   const raw = await readBodyBytes(req, limit, BODY_ERRORS);
   const contentType = req.headers['content-type'] ?? '';
   // Decoded once; only multipart needs the bytes themselves.
   const text = raw.toString('utf8');
-  if (text.trim() === '') return { fields: {}, kind: 'empty' };
-  const kind: BodyKind = /^multipart\/form-data/i.test(contentType) ? 'multipart' : text.trimStart().startsWith('{') ? 'json' : 'form';
+  if (text.trim() === '') return { fields: {}, kind: 'empty', contentType };
+  const kind: BodyKind = /^multipart\/form-data/i.test(contentType)
+    ? 'multipart'
+    : text.trimStart().startsWith('{') ? 'json' : /^(application|text)\/xml\b/i.test(contentType) ? 'xml' : 'form';
   try {
-    const fields = await readWireBody(kind === 'multipart' ? raw : text, contentType);
-    return { fields: kind === 'json' ? fields : withJsonValues(fields), kind };
+    const fields = await parseFields(raw, text, kind, contentType);
+    return { fields: kind === 'json' ? fields : withJsonValues(fields), kind, contentType };
   } catch (cause) {
-    if (cause instanceof ValidationError) throw badInput('body', `request body ${cause.issues[0]?.message ?? 'is unreadable'}`);
+    if (cause instanceof UnreadableBody) throw badInput('body', `request body ${cause.message}`);
     throw badInput('body', kind === 'multipart' ? 'request body is not valid multipart/form-data' : 'request body is unreadable');
   }
 }

@@ -2,7 +2,8 @@
  * Test cards and what each one does. A card number lives only in the request being handled:
  * it is turned into a behaviour and a masked card at once and never kept.
  */
-import { RESULT_INFO } from '../gateway/codes.js';
+import { RESULT_INFO } from './wire/codes.js';
+import { maskedCard, passesLuhn } from './wire/format.js';
 
 export type CardBehaviour = 'approve' | 'challenge' | 'doNotHonor' | 'insufficientFunds' | 'expired' | 'review' | 'processingError';
 
@@ -30,8 +31,6 @@ export const DECLINE_RESULT: Partial<Record<CardBehaviour, string>> = {
   expired: RESULT_INFO.expiredCard,
 };
 
-
-import { luhnValid, maskCardNumber as maskCard } from '../gateway/card-number.js';
 
 export function behaviourOf(digits: string): CardBehaviour {
   return TEST_CARDS[digits] ?? 'approve';
@@ -68,14 +67,14 @@ export type CardProblem = { field: string; message: string };
  */
 export function checkCard(input: CardInput, now: Date): CheckedCard | CardProblem {
   const digits = input.card.replace(/[\s-]/g, '');
-  if (!luhnValid(digits)) return { field: 'card', message: 'card is not a valid card number (Luhn check failed)' };
+  if (!passesLuhn(digits)) return { field: 'card', message: 'card is not a valid card number (Luhn check failed)' };
   if (!/^\d{1,2}$/.test(input.expirationMonth) || Number(input.expirationMonth) < 1 || Number(input.expirationMonth) > 12) {
     return { field: 'expiration_month', message: 'expiration_month must be 1 to 12' };
   }
   if (!/^(\d{2}|\d{4})$/.test(input.expirationYear)) return { field: 'expiration_year', message: 'expiration_year must be 2 or 4 digits' };
   if (!/^\d{3,4}$/.test(input.securityCode)) return { field: 'security_code', message: 'security_code must be 3 or 4 digits' };
   const expired = isExpired(Number(input.expirationMonth), Number(input.expirationYear), now);
-  return { masked: maskCard(digits), behaviour: expired ? 'expired' : behaviourOf(digits) };
+  return { masked: maskedCard(digits), behaviour: expired ? 'expired' : behaviourOf(digits) };
 }
 
 export function isCardProblem(value: CheckedCard | CardProblem): value is CardProblem {

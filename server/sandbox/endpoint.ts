@@ -60,7 +60,8 @@ export class HeldResponses {
   }
 }
 
-export type EndpointHandler = (req: RequestInfo, fields: Record<string, unknown>) => Reply | Promise<Reply>;
+/** `contentType` is the request's Content-Type header ('' when none). */
+export type EndpointHandler = (req: RequestInfo, fields: Record<string, unknown>, contentType: string) => Reply | Promise<Reply>;
 
 /** Every order_no a request names: the field itself, batch elements, the query list. */
 function targetOf(fields: Readonly<Record<string, unknown>>): FaultTarget {
@@ -87,9 +88,16 @@ export function corrupt(reply: Reply): Reply {
   return { ...reply, body: reply.contentType.includes('xml') ? `${half}<respon<` : `${half}{"` };
 }
 
-async function runHandler(handler: EndpointHandler, req: RequestInfo, fields: Record<string, unknown>, logger: Logger, operation: string): Promise<Reply> {
+async function runHandler(
+  handler: EndpointHandler,
+  req: RequestInfo,
+  fields: Record<string, unknown>,
+  contentType: string,
+  logger: Logger,
+  operation: string,
+): Promise<Reply> {
   try {
-    return await handler(req, fields);
+    return await handler(req, fields, contentType);
   } catch (error) {
     if (error instanceof SandboxHttpError) return errorReply(error);
     logger.error({ operation, error }, 'sandbox endpoint failed');
@@ -125,8 +133,9 @@ async function serve(
   send: Send,
 ): Promise<void> {
   let fields: Record<string, unknown>;
+  let contentType: string;
   try {
-    fields = (await readBody(req)).fields;
+    ({ fields, contentType } = await readBody(req));
   } catch (error) {
     if (error instanceof SandboxHttpError) {
       if (error.status === 413) res.setHeader('Connection', 'close');
@@ -149,7 +158,7 @@ async function serve(
     send({ status: 500, contentType: 'text/html; charset=utf-8', body: '<html><body>500 Internal Server Error</body></html>' });
     return;
   }
-  const reply = await runHandler(handler, info, fields, ctx.options.logger, operation);
+  const reply = await runHandler(handler, info, fields, contentType, ctx.options.logger, operation);
   ctx.options.logger.info({ operation, status: reply.status, orderNo: str(fields, 'order_no'), faults: faults.map((f) => f.kind) }, 'sandbox request');
   applyFinal(res, req, reply, faults, held, send);
 }

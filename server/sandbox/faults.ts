@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
-import { zodIssuesToFields } from '../gateway/schemas/index.js';
+import { issuesOf } from './wire/fields.js';
 
 export const SANDBOX_OPERATIONS = [
   'authorise',
@@ -57,7 +57,7 @@ export class FaultRegistry {
   /** Adds a rule; throws a ValidationError naming the field when the rule is malformed. */
   add(rule: FaultRule): StoredFaultRule {
     const parsed = faultRuleSchema.safeParse(rule);
-    if (!parsed.success) throw new ValidationError(zodIssuesToFields(parsed.error));
+    if (!parsed.success) throw new ValidationError(issuesOf(parsed.error));
     const stored = { ...parsed.data, id: `fault-${this.#next++}`, used: 0 };
     this.#rules.push(stored);
     return stored;

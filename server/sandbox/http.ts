@@ -4,7 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Response } from 'express';
-import { GATEWAY_ERROR_CODES } from '../gateway/codes.js';
+import { ERROR_CODES } from './wire/codes.js';
 
 export interface Reply {
   status: number;
@@ -28,7 +28,7 @@ export class SandboxHttpError extends Error {
 }
 
 export const badInput = (source: string, message: string): SandboxHttpError =>
-  new SandboxHttpError(400, GATEWAY_ERROR_CODES.invalidInput, source, message);
+  new SandboxHttpError(400, ERROR_CODES.invalidInput, source, message);
 
 export function jsonReply(value: unknown, status = 200): Reply {
   return { status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(value) };

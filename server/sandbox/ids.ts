@@ -1,7 +1,7 @@
 /** Identifiers the sandbox hands out. Page ids are unguessable because they grant actions. */
 import { randomBytes, randomInt } from 'node:crypto';
-import { formatGatewayTimestamp } from '../gateway/dates.js';
 import { uuidV7 } from '../uuid-v7.js';
+import { timestamp14 } from './wire/format.js';
 
 const ALPHANUMERIC = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
@@ -21,7 +21,7 @@ const issued = new Set<string>();
  * overwrite the other transaction in the ledger, so an id already issued this second is drawn again.
  */
 export function newTransactionId(now: Date): string {
-  const stamp = formatGatewayTimestamp(now);
+  const stamp = timestamp14(now);
   if (stamp !== issuedSecond) {
     issuedSecond = stamp;
     issued.clear();
@@ -40,4 +40,4 @@ export const newTokenId = (): string => `TK${randomCode(22)}`;
 export const newRefundReference = (): string => `RF${randomCode(16)}`;
 export const newPayerId = (): string => `PY${randomCode(12)}`;
 /** `yyyyMMdd-XXXXXX` (payout short_reference_id). */
-export const newShortReference = (now: Date): string => `${formatGatewayTimestamp(now).slice(0, 8)}-${randomCode(6)}`;
+export const newShortReference = (now: Date): string => `${timestamp14(now).slice(0, 8)}-${randomCode(6)}`;

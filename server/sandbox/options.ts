@@ -5,8 +5,9 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { redactingLogger, silentLogger, type Logger } from '../logging.js';
-import { DEFAULT_RECIPES, resolveRecipes, SIGNED_OPERATIONS, type RecipeTable, type SignedOperation } from '../gateway/signing.js';
 import type { CaptureMode, SandboxAccount } from './types.js';
+import type { PayoutAmountUnit } from './wire/format.js';
+import { RECIPES, SIGNED_MESSAGES, type Recipes, type SignedMessage } from './wire/signature.js';
 
 /** The sandbox-only sign key used when none is configured. Never use it with a real gateway. */
 export const SANDBOX_DEFAULT_SIGN_KEY = 'sandbox-sign-key-not-secret';
@@ -43,7 +44,17 @@ export const sandboxOptionsSchema = z.strictObject({
   sqlitePath: z.string().min(1).optional(),
   queryAllowedIps: z.array(z.string()).optional(),
   logger: loggerSchema.optional(),
-  recipes: z.partialRecord(z.enum(SIGNED_OPERATIONS as [SignedOperation, ...SignedOperation[]]), z.array(recipePartSchema)).optional(),
+  recipes: z.partialRecord(z.enum(SIGNED_MESSAGES as [SignedMessage, ...SignedMessage[]]), z.array(recipePartSchema)).optional(),
+  /**
+   * How payout `payment_amount` / `source_amount` digits are read (the unit is not published):
+   * whole major units (default) or minor units. Must match the client's `payoutAmountUnit`.
+   */
+  payoutAmountUnit: z.enum(['minor', 'major']).optional(),
+  /**
+   * Query replies (/v1/retrievalTrans) carry no encryption_data, as the published query sample;
+   * true echoes the request's, as the other read and the batch replies do.
+   */
+  echoQuerySignature: z.boolean().optional(),
   /** Where defaults are read from; `process.env` unless given (tests pass their own). */
   env: z.record(z.string(), z.string().optional()).optional(),
 });
@@ -58,7 +69,9 @@ export interface ResolvedSandboxOptions {
   sqlitePath: string | undefined;
   queryAllowedIps: Set<string>;
   logger: Logger;
-  recipes: RecipeTable;
+  recipes: Recipes;
+  payoutAmountUnit: PayoutAmountUnit;
+  echoQuerySignature: boolean;
 }
 
 function fail(path: PropertyKey[], message: string): never {
@@ -111,6 +124,8 @@ export function resolveSandboxOptions(input: unknown = {}): ResolvedSandboxOptio
     sqlitePath: options.sqlitePath,
     queryAllowedIps: new Set(options.queryAllowedIps ?? LOOPBACK_IPS),
     logger: options.logger === undefined ? silentLogger : redactingLogger(options.logger),
-    recipes: options.recipes === undefined ? DEFAULT_RECIPES : resolveRecipes(options.recipes),
+    recipes: options.recipes === undefined ? RECIPES : { ...RECIPES, ...options.recipes },
+    payoutAmountUnit: options.payoutAmountUnit ?? 'major',
+    echoQuerySignature: options.echoQuerySignature ?? false,
   };
 }

@@ -1,15 +1,14 @@
 /**
  * Payment state changes shared by direct, APM, hosted and issuer flows, and the notification
- * each change sends. Statuses and result texts come from codes.ts only.
+ * each change sends. Statuses and result texts come from wire/codes.ts only.
  */
-import { NOTIFICATION_TYPES, ORDER_STATUS, PAYMENT_STATUS, RESULT_INFO, type NotificationType } from '../gateway/codes.js';
-import { formatDateTimeSpace } from '../gateway/dates.js';
-import { toWireAmount } from '../gateway/money.js';
-import { signMessage } from '../gateway/signing.js';
 import { DECLINE_RESULT, type CardBehaviour } from './cards.js';
 import { findAccount, type SandboxContext } from './context.js';
 import { newRecurringId, newTokenId } from './ids.js';
 import type { SandboxAccount, SandboxSubscription, SandboxTransaction, SubscriptionRequest } from './types.js';
+import { NOTIFICATION_TYPES, ORDER_STATUS, PAYMENT_STATUS, RESULT_INFO, type NotificationType } from './wire/codes.js';
+import { daySpaceTime, decimalAmount } from './wire/format.js';
+import { sign } from './wire/signature.js';
 
 export interface Status {
   orderStatus: string;
@@ -150,7 +149,7 @@ export function subscriptionFields(ctx: SandboxContext, tx: SandboxTransaction):
     contract_name: subscription?.contractName ?? '',
     recurring_id: subscription?.recurringId ?? '',
     recurring_deduction_period: subscription?.period ?? '',
-    recurring_deduction_time: subscription ? formatDateTimeSpace(new Date(subscription.nextDeductionAt)) : '',
+    recurring_deduction_time: subscription ? daySpaceTime(new Date(subscription.nextDeductionAt)) : '',
   };
 }
 
@@ -161,7 +160,7 @@ export function resultFields(tx: SandboxTransaction): Record<string, string> {
     account_id: tx.accountId,
     order_no: tx.orderNo,
     transaction_id: tx.transactionId,
-    amount: toWireAmount(tx.amount, tx.currency),
+    amount: decimalAmount(tx.amount, tx.currency),
     currency: tx.currency,
     order_status: tx.orderStatus,
     result_info: tx.resultInfo,
@@ -171,7 +170,7 @@ export function resultFields(tx: SandboxTransaction): Record<string, string> {
 /** Signs `fields` with the notification recipe of the transaction's account. */
 export function signResult(ctx: SandboxContext, fields: Record<string, string>): string {
   const account = findAccount(ctx, fields.merchant_id ?? '', fields.account_id ?? '');
-  return signMessage('notification', fields, account?.signKey ?? '', ctx.options.recipes);
+  return sign('notification', fields, account?.signKey ?? '', ctx.options.recipes);
 }
 
 /** The fields of the browser's POST back to return_url / cancel_url. */

@@ -88,7 +88,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   operation('/v1/review', 'review', (_req, fields) => handleReview(ctx, fields));
   operation('/v1/refund', 'refund', (_req, fields) => handleRefund(ctx, fields));
   operation('/v1/payout', 'payout', (_req, fields) => handlePayout(ctx, fields));
-  operation('/v1/cancelsubscription', 'cancelsubscription', (_req, fields) => handleCancelSubscription(ctx, fields));
+  operation('/v1/cancelsubscription', 'cancelsubscription', (_req, fields, contentType) => handleCancelSubscription(ctx, fields, contentType));
   operation('/v1/optimise', 'optimise', (_req, fields) => handleOptimise(ctx, fields));
   operation('/v1/updateOrders', 'updateOrders', (_req, fields) => handleUpdateOrders(ctx, fields));
   mountIssuerPages(app, ctx, pages);

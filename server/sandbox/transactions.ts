@@ -1,9 +1,9 @@
 /** Creating transactions from requests, keeping only card-free fields. */
-import { GATEWAY_ERROR_CODES } from '../gateway/codes.js';
 import type { SandboxContext } from './context.js';
 import { SandboxHttpError } from './http.js';
 import { newTransactionId } from './ids.js';
 import type { SandboxAccount, SandboxTransaction, SubscriptionRequest, TransactionKind } from './types.js';
+import { ERROR_CODES } from './wire/codes.js';
 
 /** Request fields kept for query replies and pages. Card fields are never among them. */
 export const DETAIL_FIELDS = [
@@ -37,7 +37,7 @@ export interface NewTransactionInput {
 /** Refuses an order_no this account already used (I0002): nothing is charged. */
 export function assertNewOrder(ctx: SandboxContext, account: SandboxAccount, orderNo: string): void {
   if (ctx.ledger.byOrderNo(account.merchantId, account.accountId, orderNo) !== undefined) {
-    throw new SandboxHttpError(400, GATEWAY_ERROR_CODES.duplicateOrder, 'order_no', `order_no ${orderNo} was already used by this account`);
+    throw new SandboxHttpError(400, ERROR_CODES.duplicateOrder, 'order_no', `order_no ${orderNo} was already used by this account`);
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * Reads the `respon` of /v1/authorise into an AuthoriseResult. The reply's signature is checked
- * first: a signed reply must verify under one of the keys; an unsigned one is accepted only
- * when it sends the shopper to `issuer_url` (the APM and 3-D Secure redirect). A decline is a
- * result (outcome "declined"), not an exception.
+ * first: a signed reply must verify under one of the keys. An unsigned one is accepted (with
+ * `signatureVerified` false) unless `requireReplySignatures` is on; the unsigned redirect to
+ * `issuer_url` (APM and 3-D Secure, whose published reply has no signature element) is accepted
+ * either way. A decline is a result (outcome "declined"), not an exception.
  */
 import { ProtocolError } from '../../errors.js';
 import { outcomeOfOrderStatus, splitCodeText, type PaymentOutcome } from '../codes.js';
@@ -62,7 +63,7 @@ export function toAuthoriseResult(
     if (!verifyMessage('authoriseResponse', reply, provided, ctx.verifyKeys, ctx.recipes)) {
       throw new ProtocolError('ERR_PROTOCOL_SIGNATURE', `${describe(ectx)}: the reply's signature does not verify`, { details });
     }
-  } else if (issuerUrl === null) {
+  } else if (issuerUrl === null && ctx.requireReplySignatures) {
     throw new ProtocolError('ERR_PROTOCOL_SIGNATURE', `${describe(ectx)}: the reply carries a result but no signature`, { details });
   }
   if (reply.order_no !== sent.order_no) {

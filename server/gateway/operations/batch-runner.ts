@@ -41,6 +41,32 @@ export interface BatchSpec<I, E extends { transaction_id?: string | undefined }>
   messageOf(element: E): string | undefined;
   transactionIdOf(input: I): string;
   orderNoOf(input: I): string | undefined;
+  /**
+   * The reply may be the bare envelope with no element per order (updateOrders as published):
+   * then return_status speaks for every order of the request.
+   */
+  wholeRequestReply?: boolean;
+}
+
+/**
+ * A bare envelope answers every order alike: return_status "1" means each succeeded; any other
+ * status means each failed with return_message (and the request's GatewayError as `error`).
+ */
+function wholeRequestResults<I, E>(
+  inputs: readonly I[],
+  body: { return_status: string; return_message?: string | undefined },
+  ectx: ErrorContext,
+): BatchItemResult<E, I>[] {
+  let error: KitError | null = null;
+  try {
+    checkReturnStatus(body, ectx);
+  } catch (caught) {
+    if (!(caught instanceof KitError)) throw caught;
+    error = caught;
+  }
+  const status = orNull(body.return_status);
+  const message = orNull(body.return_message);
+  return inputs.map((input) => ({ input, ok: error === null, status, message, element: null, error }));
 }
 
 /** Runs `task` over `items` with at most `limit` running at once; results keep item order. */
@@ -93,10 +119,11 @@ async function runChunk<I, E extends { transaction_id?: string | undefined }>(
     const wire = validate(spec.requestSchema, withSignature(ctx, spec.operation, { ...identity(ctx), [spec.arrayKey]: wireElements }));
     const reply = await send(ctx.core, { operation: spec.operation, fields: wire, orderNo: ectx.orderNo, timeoutMs: options?.timeoutMs });
     const body = parseJsonReply(spec.responseSchema, reply, ectx);
-    checkEcho(wire.encryption_data, body.encryption_data, ectx, false);
+    checkEcho(ctx, wire.encryption_data, body.encryption_data, ectx);
+    const elements = spec.elementsOf(body);
+    if (spec.wholeRequestReply === true && (elements === undefined || elements.length === 0)) return wholeRequestResults(inputs, body, ectx);
     checkReturnStatus(body, ectx);
-    checkEcho(wire.encryption_data, body.encryption_data, ectx);
-    const matched = matchElements(spec, inputs, spec.elementsOf(body) ?? []);
+    const matched = matchElements(spec, inputs, elements ?? []);
     return inputs.map((input, i) => {
       const element = matched[i] ?? null;
       if (element === null) {

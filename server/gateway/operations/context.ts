@@ -21,7 +21,14 @@ export interface ClientContext {
   recipes: RecipeTable;
   checkAmountComponents: boolean;
   batchConcurrency: number;
+  /** Refuse replies that carry no signature (the strict reading); default false. */
+  requireReplySignatures: boolean;
+  /** The unit of payout `payment_amount` / `source_amount` digits. */
+  payoutAmountUnit: PayoutAmountUnit;
 }
+
+/** Payout amounts are strings of digits; whether they count minor or major units is not published. */
+export type PayoutAmountUnit = 'minor' | 'major';
 
 /** Parses input with a schema; failures become a ValidationError naming the field. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -44,12 +51,13 @@ export function withSignature<T extends Record<string, unknown>>(
 }
 
 /**
- * Batch, query, refund-search and payout replies echo the request's signature. A different echo
- * is never trusted; a missing one is refused when `required`.
+ * Batch, query, refund-search, payout, cancel-subscription and optimise replies echo the
+ * request's signature when they carry one. A different echo is never trusted; a missing one is
+ * accepted (the published query sample has none) unless `requireReplySignatures` is on.
  */
-export function checkEcho(sent: string, echoed: string | undefined, ectx: ErrorContext, required = true): void {
+export function checkEcho(ctx: ClientContext, sent: string, echoed: string | undefined, ectx: ErrorContext): void {
   if (echoed === undefined || echoed === '') {
-    if (!required) return;
+    if (!ctx.requireReplySignatures) return;
     throw new ProtocolError('ERR_PROTOCOL_SIGNATURE', `${describe(ectx)}: the reply does not echo encryption_data`, {
       details: { operation: ectx.operation, orderNo: ectx.orderNo },
     });

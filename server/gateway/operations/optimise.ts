@@ -45,7 +45,7 @@ export function createOptimise(ctx: ClientContext): (input: OptimiseInput, optio
     const ectx: ErrorContext = { operation: 'optimise', orderNo: `request ${requestId}` };
     const reply = await send(ctx.core, { operation: 'optimise', fields: wire, orderNo: ectx.orderNo, timeoutMs: options?.timeoutMs });
     const body = parseJsonReply(optimiseResponseSchema, reply, ectx);
-    checkEcho(wire.encryption_data, body.encryption_data, ectx, false);
+    checkEcho(ctx, wire.encryption_data, body.encryption_data, ectx);
     checkReturnStatus(body, ectx);
     const paymentMethods = (body.payment_methods ?? [])
       .map((m) => ({

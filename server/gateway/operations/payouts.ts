@@ -1,16 +1,23 @@
 /**
  * Payouts (/v1/payout). Sent once, never re-sent: `request_id` (generated when not given) is the
  * reference to quote when settling a lost answer with the gateway. A failed payout is a result
- * (status, failure_reason), not an exception; a refused request is. Every reply must echo the
- * request's encryption_data: a missing or different echo is a ProtocolError (ERR_PROTOCOL_SIGNATURE).
+ * (status, failure_reason), not an exception; a refused request is. A reply's encryption_data
+ * must echo the request's: a different echo is a ProtocolError (ERR_PROTOCOL_SIGNATURE), and so
+ * is a missing one under `requireReplySignatures`.
+ *
+ * Amounts go out as strings of digits (interface "Payout request": `payment_amount` "10000"), in
+ * the unit of the client's `payoutAmountUnit`; an amount that unit cannot express exactly is a
+ * ValidationError naming the field. The reply's number fields are read in the same unit.
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ProtocolError } from '../../errors.js';
+import { ProtocolError, ValidationError } from '../../errors.js';
 import { describe, parseJsonReply, send, type CallOptions, type ErrorContext } from '../core.js';
-import { toWireAmount } from '../money.js';
+import { currencyExponent } from '../money.js';
 import { payoutFields, payoutRequestSchema, payoutResponseSchema, type PayoutResponse } from '../schemas/payouts.js';
-import { checkEcho, checkReturnStatus, identity, orNull, replyMinor, validate, withSignature, type ClientContext } from './context.js';
+import {
+  checkEcho, checkReturnStatus, identity, orNull, replyMinor, validate, withSignature, type ClientContext, type PayoutAmountUnit,
+} from './context.js';
 import { minorUnits } from './payment-inputs.js';
 
 const { merchant_id: _m, account_id: _a, encryption_data: _e, ...payoutInputFields } = payoutFields;
@@ -60,9 +67,33 @@ export interface PayoutsApi {
 
 const toDate = (value: string | undefined): Date | null => (value === undefined ? null : new Date(value));
 
-function toResult(body: PayoutResponse, requestId: string, currency: string, ectx: ErrorContext): PayoutResult {
+/** Minor units to the payout's digit string in `unit`; refuses what the unit cannot express. */
+export function toPayoutDigits(minor: number, currency: string, unit: PayoutAmountUnit, field: string): string {
+  if (unit === 'minor') return String(minor);
+  const scale = 10 ** currencyExponent(currency);
+  if (minor % scale !== 0) {
+    throw new ValidationError([
+      { field, message: `must be a whole number of ${currency} (payoutAmountUnit 'major' sends whole units only); got ${minor} minor units` },
+    ]);
+  }
+  return String(minor / scale);
+}
+
+/** A reply amount in the payout unit to minor units. */
+function payoutReplyMinor(value: string | number, currency: string, unit: PayoutAmountUnit, field: string, ectx: ErrorContext): number {
+  if (unit === 'major') return replyMinor(value, currency, field, ectx);
+  const text = String(value);
+  if (!/^\d{1,15}$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw new ProtocolError('ERR_PROTOCOL_MALFORMED', `${describe(ectx)}: ${field} in the reply is not a whole number of minor units`, {
+      details: { operation: ectx.operation, orderNo: ectx.orderNo, field },
+    });
+  }
+  return Number(text);
+}
+
+function toResult(body: PayoutResponse, requestId: string, currency: string, unit: PayoutAmountUnit, ectx: ErrorContext): PayoutResult {
   const minor = (value: string | number | undefined, cur: string | undefined, field: string): number | null =>
-    value === undefined || value === '' || cur === undefined ? null : replyMinor(value, cur, field, ectx);
+    value === undefined || value === '' || cur === undefined ? null : payoutReplyMinor(value, cur, unit, field, ectx);
   return {
     raw: body,
     requestId,
@@ -91,23 +122,25 @@ export function createPayoutsApi(ctx: ClientContext): PayoutsApi {
         ...identity(ctx),
         ...parsed,
         request_id: requestId,
-        payment_amount: toWireAmount(parsed.payment_amount, currency, 'payment_amount'),
+        payment_amount: toPayoutDigits(parsed.payment_amount, currency, ctx.payoutAmountUnit, 'payment_amount'),
         source_amount:
-          parsed.source_amount === undefined ? undefined : toWireAmount(parsed.source_amount, parsed.source_currency ?? currency, 'source_amount'),
+          parsed.source_amount === undefined
+            ? undefined
+            : toPayoutDigits(parsed.source_amount, parsed.source_currency ?? currency, ctx.payoutAmountUnit, 'source_amount'),
       };
       const wire = validate(payoutRequestSchema, withSignature(ctx, 'payout', unsigned));
       const ectx: ErrorContext = { operation: 'payout', orderNo: `request ${requestId}` };
       const reply = await send(ctx.core, { operation: 'payout', fields: wire, orderNo: ectx.orderNo, timeoutMs: options?.timeoutMs });
       const body = parseJsonReply(payoutResponseSchema, reply, ectx);
-      // One rule: the reply must echo the request's encryption_data. It is checked before
-      // anything else is read, so a missing or wrong echo is a ProtocolError even on a refusal:
-      // an unverified reply is never taken for a definite answer about money sent out.
-      checkEcho(wire.encryption_data, body.encryption_data, ectx);
+      // The echo is checked before anything else is read, so a wrong echo (or, when replies must
+      // be signed, a missing one) is a ProtocolError even on a refusal: a reply that fails its
+      // check is never taken for a definite answer about money sent out.
+      checkEcho(ctx, wire.encryption_data, body.encryption_data, ectx);
       if (body.return_status !== undefined) checkReturnStatus(body, ectx);
       if (body.request_id !== undefined && body.request_id !== requestId) {
         throw new ProtocolError('ERR_PROTOCOL_MALFORMED', `${describe(ectx)}: the reply is for another request_id`, { details: { operation: 'payout' } });
       }
-      return toResult(body, requestId, currency, ectx);
+      return toResult(body, requestId, currency, ctx.payoutAmountUnit, ectx);
     },
   };
 }

@@ -89,10 +89,9 @@ export function createQueriesApi(ctx: ClientContext): QueriesApi {
       const requests = listRequests([['orders', q.orders], ['trades', q.trades]]);
       const { returnMessage, items } = await runLists(ctx, 'retrievalTrans', requests, options, (reply, sent, ectx) => {
         const body = parseJsonReply(queryResponseSchema, reply, ectx);
-        checkEcho(sent, body.encryption_data, ectx, false);
+        checkEcho(ctx, sent, body.encryption_data, ectx);
         checkReturnStatus(body, ectx);
-        checkEcho(sent, body.encryption_data, ectx);
-        return { message: orNull(body.return_message), items: (body.orders_list ?? []).map((o) => toQueryOrder(o, ectx)) };
+        return { message: orNull(body.return_message), items: (body.orders_list ?? []).map((o) => toQueryOrder(o, ectx, body)) };
       });
       return { returnStatus: '1', returnMessage, orders: items };
     },
@@ -104,9 +103,8 @@ export function createQueriesApi(ctx: ClientContext): QueriesApi {
       ]);
       const { returnMessage, items } = await runLists(ctx, 'retrievalRefund', requests, options, (reply, sent, ectx) => {
         const body = parseJsonReply(refundSearchResponseSchema, reply, ectx);
-        checkEcho(sent, body.encryption_data, ectx, false);
+        checkEcho(ctx, sent, body.encryption_data, ectx);
         checkReturnStatus(body, ectx);
-        checkEcho(sent, body.encryption_data, ectx);
         return { message: orNull(body.return_message), items: (body.refund_orders ?? []).map((r) => toRefundRecord(r, ectx)) };
       });
       return { returnStatus: '1', returnMessage, refunds: items };

@@ -6,7 +6,7 @@ import { ProtocolError } from '../../errors.js';
 import { outcomeOfPaymentStatus, type PaymentOutcome } from '../codes.js';
 import type { ErrorContext } from '../core.js';
 import { parseGatewayTimestamp } from '../dates.js';
-import type { QueryOrderElement, RefundRecordElement } from '../schemas/queries.js';
+import type { QueryOrderElement, QueryResponse, RefundRecordElement } from '../schemas/queries.js';
 import { orNull, replyMinor } from './context.js';
 
 export interface QueryOrder {
@@ -76,8 +76,12 @@ export function replyDate(value: string | undefined, field: string, ectx: ErrorC
   }
 }
 
-export function toQueryOrder(o: QueryOrderElement, ectx: ErrorContext): QueryOrder {
+/** The fraud fields a reply may carry beside orders_list instead of inside each order. */
+export type QueryTopLevel = Pick<QueryResponse, 'antifraud_provider' | 'fraud_check_result' | 'is3ds'>;
+
+export function toQueryOrder(o: QueryOrderElement, ectx: ErrorContext, top: QueryTopLevel = {}): QueryOrder {
   const sub = o.subscription_result;
+  const fraudChecks = o.fraud_check_result ?? top.fraud_check_result ?? [];
   return {
     raw: o,
     orderNo: o.order_no,
@@ -87,14 +91,14 @@ export function toQueryOrder(o: QueryOrderElement, ectx: ErrorContext): QueryOrd
     paymentStatus: orNull(o.payment_status),
     outcome: outcomeOfPaymentStatus(o.payment_status),
     queryResult: orNull(o.query_result),
-    is3ds: orNull(o.is3ds),
+    is3ds: orNull(o.is3ds) ?? orNull(top.is3ds),
     referenceNo: orNull(o.reference_no),
     transactionDate: replyDate(o.transaction_date, 'transaction_date', ectx),
     website: orNull(o.website),
     shopperEmail: orNull(o.shopper_email),
     shopperPhone: orNull(o.shopper_phone),
-    antifraudProvider: orNull(o.antifraud_provider),
-    fraudCheckResult: (o.fraud_check_result ?? []).map((f) => ({ checkItems: orNull(f.check_items), status: orNull(f.status) })),
+    antifraudProvider: orNull(o.antifraud_provider) ?? orNull(top.antifraud_provider),
+    fraudCheckResult: fraudChecks.map((f) => ({ checkItems: orNull(f.check_items), status: orNull(f.status) })),
     subscription:
       sub === undefined
         ? null

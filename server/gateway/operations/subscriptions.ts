@@ -40,7 +40,7 @@ export function createSubscriptionsApi(ctx: ClientContext): SubscriptionsApi {
       const reply = await send(ctx.core, { operation: 'cancelsubscription', fields: wire, orderNo: ectx.orderNo, timeoutMs: options?.timeoutMs });
       const body = parseJsonReply(cancelSubscriptionResponseSchema, reply, ectx);
       // The reply shape is assumed: check the echo when it is there, and return_status likewise.
-      checkEcho(wire.encryption_data, body.encryption_data, ectx, false);
+      checkEcho(ctx, wire.encryption_data, body.encryption_data, ectx);
       if (body.return_status !== undefined) checkReturnStatus(body, ectx);
       const status = orNull(body.cancel_status);
       return {

@@ -1,7 +1,9 @@
 /**
  * Update orders (/v1/updateOrders): feeds outcomes back to the gateway's risk engine, up to 50
- * orders per request, any number per call. The reply shape is assumed to follow the other batch
- * operations, with `update_status` per element.
+ * orders per request, any number per call. The published reply is the bare envelope
+ * (`return_status` 1, `return_message` OK) with no element per order: its status then speaks for
+ * every order of the request. A reply that does carry `update_orders` elements is read per element
+ * (`update_status`), like the other batch operations.
  */
 import { z } from 'zod';
 import type { CallOptions } from '../core.js';
@@ -30,6 +32,7 @@ const spec: BatchSpec<UpdateOrderInput, UpdateOrdersResultElement> = {
   messageOf: (e) => e.error_message,
   transactionIdOf: (o) => o.transaction_id,
   orderNoOf: (o) => `transaction ${o.transaction_id}`,
+  wholeRequestReply: true,
 };
 
 export type UpdateOrdersFn = (

@@ -1,10 +1,11 @@
 /**
  * Payouts (/v1/payout): a JSON request with beneficiary and payer trees; the reply echoes the
- * request (including `encryption_data`) and adds amounts, fees, status and references.
+ * request (including `encryption_data`) and adds amounts, fees, status and references. Unlike
+ * acquiring amounts, `payment_amount` and `source_amount` are strings of digits ("10000").
  */
 import { z } from 'zod';
 import {
-  country, currency, isoDate, isoDateTimeOffset, looseNumber, requestIdentity, text, url, uuid, wireAmount,
+  country, currency, isoDate, isoDateTimeOffset, looseNumber, requestIdentity, text, url, uuid,
 } from './common.js';
 
 const opt = <T extends z.ZodType>(schema: T): z.ZodOptional<T> => schema.optional();
@@ -92,6 +93,9 @@ export const payerSchema = z.object({
   last_name: t(100),
 });
 
+/** A payout amount on the wire: digits only, in the unit the client's `payoutAmountUnit` names. */
+export const payoutWireAmount = z.string().max(15).regex(/^\d{1,15}$/, 'must be a string of digits, e.g. "10000"');
+
 export const payoutFields = {
   ...requestIdentity,
   beneficiary: opt(beneficiarySchema),
@@ -99,14 +103,14 @@ export const payoutFields = {
   client_data: t(1000),
   fee_paid_by: t(20),
   payer: opt(payerSchema),
-  payment_amount: wireAmount,
+  payment_amount: payoutWireAmount,
   payment_currency: currency,
   payment_date: opt(isoDate),
   payment_method: t(20),
   reason: t(),
   reference: t(),
   request_id: uuid,
-  source_amount: opt(wireAmount),
+  source_amount: opt(payoutWireAmount),
   source_currency: opt(currency),
   swift_charge_option: t(20),
   fund_source: t(50),

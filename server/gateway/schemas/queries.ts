@@ -66,9 +66,16 @@ export const queryOrderSchema = z.object({
 });
 export type QueryOrderElement = z.infer<typeof queryOrderSchema>;
 
+/**
+ * Published replies may carry the fraud fields at the top level rather than per order; the
+ * client reads an order's own value first, then the top-level one.
+ */
 export const queryResponseSchema = z.object({
   ...replyEnvelope,
   orders_list: z.array(queryOrderSchema).max(1000).optional(),
+  antifraud_provider: str(),
+  fraud_check_result: z.array(fraudCheckResultSchema).max(100).optional(),
+  is3ds: statusCode.optional(),
 });
 export type QueryResponse = z.infer<typeof queryResponseSchema>;
 

@@ -2,10 +2,6 @@
  * POST /v1/authorise: direct card payments and APM payments (`payment_method` present). The
  * answer is the XML `respon`, signed with the authoriseResponse recipe.
  */
-import { toWireAmount } from '../../gateway/money.js';
-import { apmPaymentRequestSchema, directPaymentRequestSchema } from '../../gateway/schemas/index.js';
-import { signMessage } from '../../gateway/signing.js';
-import { buildResponXml } from '../../gateway/xml.js';
 import { findApmMethod } from '../apm-methods.js';
 import { checkCard, isCardProblem, type CheckedCard } from '../cards.js';
 import { baseUrlOf, type RequestInfo, type SandboxContext } from '../context.js';
@@ -15,6 +11,10 @@ import { issuerPath, openSession } from '../sessions.js';
 import { assertNewOrder, newTransaction, pickDetails, subscriptionRequest } from '../transactions.js';
 import type { RiskReason, SandboxAccount, SandboxTransaction } from '../types.js';
 import { amountOf, authenticate, validate } from '../validate.js';
+import { decimalAmount } from '../wire/format.js';
+import { apmRequest, directRequest } from '../wire/payment-requests.js';
+import { sign } from '../wire/signature.js';
+import { responXml as writeRespon } from '../wire/xml.js';
 
 /**
  * The signed `respon` of a transaction; `full` adds every element of the direct reply. Built by
@@ -26,7 +26,7 @@ export function responXml(ctx: SandboxContext, account: SandboxAccount, tx: Sand
     merchant_id: tx.merchantId,
     account_id: tx.accountId,
     order_no: tx.orderNo,
-    amount: toWireAmount(tx.amount, tx.currency),
+    amount: decimalAmount(tx.amount, tx.currency),
     currency: tx.currency,
     transaction_id: tx.transactionId,
     order_status: tx.orderStatus,
@@ -46,8 +46,8 @@ export function responXml(ctx: SandboxContext, account: SandboxAccount, tx: Sand
     fields.result_info = tx.resultInfo;
   }
   fields.issuer_url = issuerUrl;
-  fields.encryption_data = signMessage('authoriseResponse', fields, account.signKey, ctx.options.recipes);
-  return buildResponXml(fields);
+  fields.encryption_data = sign('authoriseResponse', fields, account.signKey, ctx.options.recipes);
+  return writeRespon(fields);
 }
 
 /** A card from the request, or the masked card and behaviour behind a stored token. */
@@ -66,7 +66,7 @@ function cardOf(ctx: SandboxContext, account: SandboxAccount, request: { card: s
 }
 
 function authoriseDirect(ctx: SandboxContext, req: RequestInfo, fields: Record<string, unknown>, account: SandboxAccount): Reply {
-  const request = validate(directPaymentRequestSchema, fields);
+  const request = validate(directRequest, fields);
   const amount = amountOf(request.amount, request.currency, 'amount');
   // One SQLite transaction from the duplicate check to the notification's record: each statement
   // on its own would take and drop the file's locks again (a few system calls apiece).
@@ -91,7 +91,7 @@ function authoriseDirect(ctx: SandboxContext, req: RequestInfo, fields: Record<s
 }
 
 function authoriseApm(ctx: SandboxContext, req: RequestInfo, fields: Record<string, unknown>, account: SandboxAccount): Reply {
-  const request = validate(apmPaymentRequestSchema, fields);
+  const request = validate(apmRequest, fields);
   const method = findApmMethod(request.payment_method);
   if (method === undefined) throw badInput('payment_method', `payment_method ${request.payment_method} is not offered; optimise lists the methods`);
   const amount = amountOf(request.amount, request.currency, 'amount');

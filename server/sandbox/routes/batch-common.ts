@@ -1,14 +1,14 @@
 /** What capture, cancel, review and refund share: the limit check, element lookup, envelope. */
-import { GATEWAY_ERROR_CODES, PAYMENT_STATUS, RETURN_MESSAGE_OK, RETURN_STATUS } from '../../gateway/codes.js';
 import type { SandboxContext } from '../context.js';
 import { SandboxHttpError, str } from '../http.js';
 import type { SandboxAccount, SandboxTransaction } from '../types.js';
+import { ERROR_CODES, PAYMENT_STATUS, RETURN_MESSAGE_OK, RETURN_STATUS } from '../wire/codes.js';
 
 /** Over the limit: the whole request is refused (I0017) and nothing changes. */
 export function assertWithinLimit(fields: Readonly<Record<string, unknown>>, arrayName: string, limit: number): void {
   const list = fields[arrayName];
   if (Array.isArray(list) && list.length > limit) {
-    throw new SandboxHttpError(400, GATEWAY_ERROR_CODES.overLimit, arrayName, `${arrayName} holds ${list.length} orders; at most ${limit} are allowed per request`);
+    throw new SandboxHttpError(400, ERROR_CODES.overLimit, arrayName, `${arrayName} holds ${list.length} orders; at most ${limit} are allowed per request`);
   }
 }
 

@@ -2,13 +2,13 @@
  * POST /v1/capture, /v1/cancel and /v1/review: JSON batch envelopes, each element answered on
  * its own with a status (`1`/`0`) and an error_message (empty on success). Each change notifies.
  */
-import { ELEMENT_STATUS, PAYMENT_STATUS, RESULT_INFO, type NotificationType } from '../../gateway/codes.js';
-import { BATCH_LIMITS, cancelRequestSchema, captureRequestSchema, reviewRequestSchema } from '../../gateway/schemas/index.js';
 import type { SandboxContext } from '../context.js';
 import { jsonReply, type Reply } from '../http.js';
 import { approve, notify, setStatus, STATUS } from '../payments.js';
 import type { SandboxAccount, SandboxTransaction } from '../types.js';
 import { amountOf, authenticate, validate } from '../validate.js';
+import { ELEMENT_STATUS, LIMITS, PAYMENT_STATUS, RESULT_INFO, type NotificationType } from '../wire/codes.js';
+import { cancelRequest, captureRequest, reviewRequest } from '../wire/other-requests.js';
 import { assertWithinLimit, CAPTURED_STATUSES, describe, envelope, lookUp, type ElementRef } from './batch-common.js';
 
 type Outcome = { error: string } | { tx: SandboxTransaction; type: NotificationType };
@@ -89,24 +89,24 @@ function runBatch<E extends ElementRef>(
 
 export function handleCapture(ctx: SandboxContext, fields: Record<string, unknown>): Reply {
   const account = authenticate(ctx, 'capture', fields);
-  assertWithinLimit(fields, 'capture_orders', BATCH_LIMITS.capture);
-  const request = validate(captureRequestSchema, fields);
+  assertWithinLimit(fields, 'capture_orders', LIMITS.capture);
+  const request = validate(captureRequest, fields);
   const results = runBatch(ctx, request.capture_orders, (e) => capture(ctx, account, e), 'capture_status');
   return jsonReply(envelope(fields, 'capture_orders', results));
 }
 
 export function handleCancel(ctx: SandboxContext, fields: Record<string, unknown>): Reply {
   const account = authenticate(ctx, 'cancel', fields);
-  assertWithinLimit(fields, 'cancel_orders', BATCH_LIMITS.cancel);
-  const request = validate(cancelRequestSchema, fields);
+  assertWithinLimit(fields, 'cancel_orders', LIMITS.cancel);
+  const request = validate(cancelRequest, fields);
   const results = runBatch(ctx, request.cancel_orders, (e) => cancel(ctx, account, e), 'cancel_status');
   return jsonReply(envelope(fields, 'cancel_orders', results));
 }
 
 export function handleReview(ctx: SandboxContext, fields: Record<string, unknown>): Reply {
   const account = authenticate(ctx, 'review', fields);
-  assertWithinLimit(fields, 'review_orders', BATCH_LIMITS.review);
-  const request = validate(reviewRequestSchema, fields);
+  assertWithinLimit(fields, 'review_orders', LIMITS.review);
+  const request = validate(reviewRequest, fields);
   const results = runBatch(ctx, request.review_orders, (e) => review(ctx, account, e), 'review_status');
   return jsonReply(envelope(fields, 'review_orders', results));
 }

@@ -5,10 +5,6 @@
  * server under a random page id; the card page never sees more than that id.
  */
 import type { Express } from 'express';
-import { ORDER_STATUS, RESULT_INFO } from '../../gateway/codes.js';
-import { toWireAmount } from '../../gateway/money.js';
-import { checkoutRequestSchema } from '../../gateway/schemas/index.js';
-import { toFormFields } from '../../gateway/wire.js';
 import { checkCard, isCardProblem } from '../cards.js';
 import { baseUrlOf, findAccount, type RequestInfo, type SandboxContext } from '../context.js';
 import { param, SandboxHttpError, str, type Reply } from '../http.js';
@@ -18,6 +14,9 @@ import { closeSession, findSession, issuerPath, openSession } from '../sessions.
 import { assertNewOrder, newTransaction, pickDetails, subscriptionRequest } from '../transactions.js';
 import type { SandboxSession, SandboxTransaction } from '../types.js';
 import { amountOf, authenticate, validate } from '../validate.js';
+import { ORDER_STATUS, RESULT_INFO } from '../wire/codes.js';
+import { decimalAmount } from '../wire/format.js';
+import { checkoutRequest } from '../wire/payment-requests.js';
 import { backToShop, page } from './pages-common.js';
 
 /** Hidden gateway parameters of the checkout page (values are the sandbox's own). */
@@ -44,6 +43,16 @@ const NEVER_ECHOED = new Set(['card', 'security_code', 'expiration_month', 'expi
 
 export const HOSTED_SESSION_FIELD = 'sandbox_session';
 
+/** Request fields as the page's hidden inputs: text as is, numbers as digits, nested values as JSON. */
+function asFormFields(fields: Readonly<Record<string, unknown>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined || value === null) continue;
+    out[name] = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+  }
+  return out;
+}
+
 function checkoutPageFields(req: RequestInfo, request: Record<string, string>, accountId: string, sessionId: string): Record<string, string> {
   const fields: Record<string, string> = { ...gatewayParameters(accountId), ...request };
   for (const [alias, original] of Object.entries(ALIASES)) fields[alias] = request[original] ?? '';
@@ -64,7 +73,7 @@ function checkoutPageFields(req: RequestInfo, request: Record<string, string>, a
 
 export function handleCheckout(ctx: SandboxContext, pages: Pages, req: RequestInfo, fields: Record<string, unknown>): Reply {
   const account = authenticate(ctx, 'checkout', fields);
-  const request = validate(checkoutRequestSchema, fields);
+  const request = validate(checkoutRequest, fields);
   const amount = amountOf(request.amount, request.currency, 'amount');
   assertNewOrder(ctx, account, request.order_no);
   const tx = newTransaction(account, {
@@ -73,7 +82,7 @@ export function handleCheckout(ctx: SandboxContext, pages: Pages, req: RequestIn
   });
   tx.pending = { subscription: subscriptionRequest(request.subscription, request.amount), tokenize: request.token_flag === 'YES', behaviour: 'approve' };
   setStatus(tx, STATUS.issuer, 'sent to the hosted payment page');
-  const echoed = Object.fromEntries(Object.entries(toFormFields(fields)).filter(([name]) => !NEVER_ECHOED.has(name)));
+  const echoed = Object.fromEntries(Object.entries(asFormFields(fields)).filter(([name]) => !NEVER_ECHOED.has(name)));
   let session: SandboxSession | undefined;
   ctx.ledger.database.atomically(() => {
     ctx.ledger.saveTransaction(tx);
@@ -108,7 +117,7 @@ function cardPage(ctx: SandboxContext, pages: Pages, req: RequestInfo, hosted: H
     'hosted-card',
     {
       title: 'Card payment', merchant: `${tx.merchantId} / ${tx.accountId}`, orderNo: tx.orderNo,
-      amount: toWireAmount(tx.amount, tx.currency), currency: tx.currency, payUrl: base, cancelUrl: `${base}/cancel`,
+      amount: decimalAmount(tx.amount, tx.currency), currency: tx.currency, payUrl: base, cancelUrl: `${base}/cancel`,
       error, firstName: names.first || (tx.details.first_name ?? ''), lastName: names.last || (tx.details.last_name ?? ''),
     },
     { status: error === '' ? 200 : 400, formTargets: [base] },

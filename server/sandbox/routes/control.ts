@@ -7,7 +7,6 @@
 import { randomInt } from 'node:crypto';
 import type { Express, Request, RequestHandler } from 'express';
 import { ValidationError } from '../../errors.js';
-import { PAYMENT_STATUS } from '../../gateway/codes.js';
 import { readBody } from '../body.js';
 import type { SandboxContext } from '../context.js';
 import type { FaultRule } from '../faults.js';
@@ -16,6 +15,7 @@ import { jsonReply, param, SandboxHttpError, sendReply, str, type Reply } from '
 import type { NotificationInput } from '../notifier.js';
 import { notify, setStatus } from '../payments.js';
 import type { SandboxNotification } from '../types.js';
+import { PAYMENT_STATUS } from '../wire/codes.js';
 
 export interface ControlHooks {
   /** Clears faults, timers and the ledger. */

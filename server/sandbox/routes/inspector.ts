@@ -1,14 +1,14 @@
 /** GET / — the inspector: every record of the ledger, with buttons that post to the control API. */
 import type { Express } from 'express';
-import { toWireAmount } from '../../gateway/money.js';
 import type { SandboxContext } from '../context.js';
 import { FAULT_KINDS, SANDBOX_OPERATIONS } from '../faults.js';
 import { LOOPBACK_IPS } from '../options.js';
 import type { Pages } from '../pages.js';
 import { nominalSchedule } from '../retry.js';
 import { sendReply } from '../http.js';
+import { decimalAmount } from '../wire/format.js';
 
-const money = (minor: number, currency: string): string => `${toWireAmount(minor, currency)} ${currency}`;
+const money = (minor: number, currency: string): string => `${decimalAmount(minor, currency)} ${currency}`;
 
 function gapText(ms: number): string {
   if (ms >= 3_600_000) return `${(ms / 3_600_000).toFixed(1).replace(/\.0$/, '')} h`;

@@ -4,8 +4,6 @@
  * is sent back to return_url with an auto-submitting POST form.
  */
 import type { Express } from 'express';
-import { ORDER_STATUS, RESULT_INFO } from '../../gateway/codes.js';
-import { toWireAmount } from '../../gateway/money.js';
 import { findApmMethod } from '../apm-methods.js';
 import { baseUrlOf, findAccount, type SandboxContext } from '../context.js';
 import { param, SandboxHttpError, str } from '../http.js';
@@ -13,6 +11,8 @@ import type { Pages } from '../pages.js';
 import { approve, notify, setStatus, STATUS } from '../payments.js';
 import { closeSession, findSession, issuerPath } from '../sessions.js';
 import type { SandboxAccount, SandboxSession, SandboxTransaction, SessionKind } from '../types.js';
+import { ORDER_STATUS, RESULT_INFO } from '../wire/codes.js';
+import { decimalAmount } from '../wire/format.js';
 import { backToShop, page, urlField } from './pages-common.js';
 
 interface Open {
@@ -49,7 +49,7 @@ export function mountIssuerPages(app: Express, ctx: SandboxContext, pages: Pages
     const decisionUrl = `${baseUrlOf(ctx, req)}${issuerPath('3ds', param(req, 'id'))}/decision`;
     return pages.render(
       'issuer-3ds',
-      { title: '3-D Secure', merchant: `${account.merchantId} / ${account.accountId}`, orderNo: tx.orderNo, amount: toWireAmount(tx.amount, tx.currency), currency: tx.currency, card: tx.card, decisionUrl },
+      { title: '3-D Secure', merchant: `${account.merchantId} / ${account.accountId}`, orderNo: tx.orderNo, amount: decimalAmount(tx.amount, tx.currency), currency: tx.currency, card: tx.card, decisionUrl },
       { formTargets: [decisionUrl] },
     );
   });
@@ -87,7 +87,7 @@ export function mountIssuerPages(app: Express, ctx: SandboxContext, pages: Pages
       'issuer-apm',
       {
         title: 'Payment issuer', merchant: `${account.merchantId} / ${account.accountId}`, orderNo: tx.orderNo,
-        amount: toWireAmount(tx.amount, tx.currency), currency: tx.currency, method: tx.paymentMethod,
+        amount: decimalAmount(tx.amount, tx.currency), currency: tx.currency, method: tx.paymentMethod,
         methodName: findApmMethod(tx.paymentMethod)?.name ?? tx.paymentMethod, decisionUrl,
       },
       { formTargets: [decisionUrl] },

@@ -1,12 +1,12 @@
 /** Shared pieces of the browser-facing pages: error handling and the way back to the shop. */
 import type { Request, RequestHandler } from 'express';
-import { url as urlSchema } from '../../gateway/schemas/common.js';
 import { readBody } from '../body.js';
 import type { SandboxContext } from '../context.js';
 import { SandboxHttpError, sendReply, str, type Reply } from '../http.js';
 import { returnFields } from '../payments.js';
 import type { Pages } from '../pages.js';
 import type { SandboxTransaction } from '../types.js';
+import { httpUrl } from '../wire/fields.js';
 
 export type PageHandler = (req: Request, fields: Record<string, unknown>) => Reply | Promise<Reply>;
 
@@ -33,7 +33,7 @@ export function page(ctx: SandboxContext, pages: Pages, handler: PageHandler): R
 export function urlField(fields: Readonly<Record<string, unknown>>, name: string): string {
   const value = str(fields, name);
   if (value === '') return '';
-  if (!urlSchema.safeParse(value).success) throw new SandboxHttpError(400, 'I0001', name, `${name} must be an http(s) URL`);
+  if (!httpUrl.safeParse(value).success) throw new SandboxHttpError(400, 'I0001', name, `${name} must be an http(s) URL`);
   return value;
 }
 

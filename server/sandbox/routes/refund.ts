@@ -2,16 +2,15 @@
  * POST /v1/refund: partial and multiple refunds up to the captured amount. Each refund gets
  * `refund_reference_id` `<transaction_id>-NN` and a unique `refund_reference`.
  */
-import { ELEMENT_STATUS, PAYMENT_STATUS, REFUND_MESSAGE } from '../../gateway/codes.js';
-import { formatGatewayTimestamp } from '../../gateway/dates.js';
-import { toWireAmount } from '../../gateway/money.js';
-import { BATCH_LIMITS, refundRequestSchema } from '../../gateway/schemas/index.js';
 import type { SandboxContext } from '../context.js';
 import { jsonReply, type Reply } from '../http.js';
 import { newRefundReference } from '../ids.js';
 import { notify, setStatus } from '../payments.js';
 import type { SandboxAccount, SandboxRefund, SandboxTransaction } from '../types.js';
 import { amountOf, authenticate, validate } from '../validate.js';
+import { ELEMENT_STATUS, LIMITS, PAYMENT_STATUS, REFUND_MESSAGE } from '../wire/codes.js';
+import { decimalAmount, timestamp14 } from '../wire/format.js';
+import { refundRequest } from '../wire/other-requests.js';
 import { assertWithinLimit, envelope } from './batch-common.js';
 
 interface RefundElement {
@@ -55,9 +54,9 @@ function refundOne(ctx: SandboxContext, account: SandboxAccount, element: Refund
   setStatus(
     tx,
     { orderStatus: tx.orderStatus, paymentStatus: full ? PAYMENT_STATUS.refunded : PAYMENT_STATUS.partiallyRefunded, resultInfo: tx.resultInfo },
-    `refunded ${toWireAmount(amount, tx.currency)}`,
+    `refunded ${decimalAmount(amount, tx.currency)}`,
   );
-  const now = formatGatewayTimestamp(new Date());
+  const now = timestamp14(new Date());
   const refund: SandboxRefund = {
     refundReferenceId: `${tx.transactionId}-${String(tx.refundCount).padStart(2, '0')}`,
     refundReference: uniqueReference(ctx),
@@ -83,8 +82,8 @@ function refundOne(ctx: SandboxContext, account: SandboxAccount, element: Refund
 
 export function handleRefund(ctx: SandboxContext, fields: Record<string, unknown>): Reply {
   const account = authenticate(ctx, 'refund', fields);
-  assertWithinLimit(fields, 'refund_orders', BATCH_LIMITS.refund);
-  const request = validate(refundRequestSchema, fields);
+  assertWithinLimit(fields, 'refund_orders', LIMITS.refund);
+  const request = validate(refundRequest, fields);
   const done: { refund: SandboxRefund; tx: SandboxTransaction }[] = [];
   const results = ctx.ledger.database.atomically(() => {
     const elements = request.refund_orders.map((element) => {
@@ -101,7 +100,7 @@ export function handleRefund(ctx: SandboxContext, fields: Record<string, unknown
     });
     // Recorded in the same commit as the refunds; sending starts after it.
     for (const { refund, tx } of done) {
-      notify(ctx, tx, 'refund', { refund_amount: toWireAmount(refund.refundAmount, tx.currency), refund_reference_id: refund.refundReferenceId });
+      notify(ctx, tx, 'refund', { refund_amount: decimalAmount(refund.refundAmount, tx.currency), refund_reference_id: refund.refundReferenceId });
     }
     return elements;
   });

@@ -1,14 +1,21 @@
-/** POST /v1/cancelsubscription (gateway-notes §7): stops a subscription's schedule. */
-import { ELEMENT_STATUS, RETURN_MESSAGE_OK, RETURN_STATUS } from '../../gateway/codes.js';
-import { cancelSubscriptionRequestSchema } from '../../gateway/schemas/index.js';
+/**
+ * POST /v1/cancelsubscription (gateway-notes §7): stops a subscription's schedule. Every
+ * published sample of this operation is `application/json` (or XML), so those are what it takes;
+ * a body labelled as a form is refused, unlike the operations of gateway-notes §3.
+ */
 import type { SandboxContext } from '../context.js';
-import { jsonReply, type Reply } from '../http.js';
+import { badInput, jsonReply, type Reply } from '../http.js';
 import { notify } from '../payments.js';
 import { authenticate, validate } from '../validate.js';
+import { ELEMENT_STATUS, RETURN_MESSAGE_OK, RETURN_STATUS } from '../wire/codes.js';
+import { cancelSubscriptionRequest } from '../wire/other-requests.js';
 
-export function handleCancelSubscription(ctx: SandboxContext, fields: Record<string, unknown>): Reply {
+export function handleCancelSubscription(ctx: SandboxContext, fields: Record<string, unknown>, contentType = 'application/json'): Reply {
+  if (!/^(application\/json|application\/xml|text\/xml)\b/i.test(contentType)) {
+    throw badInput('content-type', `cancelsubscription takes an application/json (or XML) body, as the published samples send it; got "${contentType.slice(0, 60)}"`);
+  }
   const account = authenticate(ctx, 'cancelsubscription', fields);
-  const request = validate(cancelSubscriptionRequestSchema, fields);
+  const request = validate(cancelSubscriptionRequest, fields);
   const subscription = ctx.ledger.subscriptionRows.get(request.recurring_id);
   let error = '';
   if (subscription?.merchantId !== account.merchantId || subscription.accountId !== account.accountId) error = `Subscription ${request.recurring_id} not found`;

@@ -135,7 +135,8 @@ describe('payouts', () => {
 
     const wire = JSON.parse(h.calls.slice(from).find((c) => c.path === '/v1/payout')!.body) as Record<string, unknown>;
     expect(wire).toMatchObject({
-      request_id: requestId, payment_amount: '250.00', payment_currency: 'EUR', reason: 'Supplier invoice', reference: 'INV-2041',
+      // Payout amounts travel as digits, whole units by default (payoutAmountUnit 'major').
+      request_id: requestId, payment_amount: '250', payment_currency: 'EUR', reason: 'Supplier invoice', reference: 'INV-2041',
       beneficiary: {
         entity_type: 'COMPANY', company_name: 'Tea Leaves Ltd',
         address: { street_address: '1 Leaf Street', city: 'Leeds', postcode: 'LS1 1AA', country_code: 'GB' },

@@ -14,7 +14,7 @@ const REQUEST_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 describe('payouts.create', () => {
   const input = {
     request_id: REQUEST_ID,
-    payment_amount: 10_050,
+    payment_amount: 10_000,
     payment_currency: 'EUR',
     source_amount: 11_000,
     source_currency: 'USD',
@@ -35,7 +35,7 @@ describe('payouts.create', () => {
     payer: { entity_type: 'COMPANY', company_name: 'Shop Ltd', address: { country_code: 'GB', city: 'London' } },
   };
 
-  it('posts the signed JSON payout and reads amounts in minor units', async () => {
+  it('posts the signed JSON payout with digit amounts (whole units by default) and reads amounts in minor units', async () => {
     server.reply((request: RecordedRequest) => {
       const body = jsonOf(request);
       return jsonReply({
@@ -50,8 +50,8 @@ describe('payouts.create', () => {
     expect(request?.path).toBe('/v1/payout');
     expect(request?.headers['content-type']).toBe('application/x-www-form-urlencoded');
     const body = jsonOf(request);
-    expect(body).toMatchObject({ merchant_id: MID, account_id: AID, request_id: REQUEST_ID, payment_amount: '100.50', source_amount: '110.00', beneficiary: input.beneficiary });
-    expect(body.encryption_data).toBe(sha([MID, AID, REQUEST_ID, 'EUR', '100.50']));
+    expect(body).toMatchObject({ merchant_id: MID, account_id: AID, request_id: REQUEST_ID, payment_amount: '100', source_amount: '110', beneficiary: input.beneficiary });
+    expect(body.encryption_data).toBe(sha([MID, AID, REQUEST_ID, 'EUR', '100']));
     expect(result).toMatchObject({
       requestId: REQUEST_ID, transactionId: 'PO-1', status: 'COMPLETED', shortReferenceId: '20260201-AB12CD', payerId: 'P-1',
       amountBeneficiaryReceives: 10_050, amountPayerPays: 11_000, feeAmount: 250, feeCurrency: 'EUR', failureReason: null,
@@ -59,14 +59,16 @@ describe('payouts.create', () => {
     });
   });
 
-  it('generates a request_id when none is given and refuses a reply that does not echo the signature', async () => {
+  it('generates a request_id when none is given; an unsigned reply is accepted unless requireReplySignatures', async () => {
     server.reply(jsonReply({ status: 'COMPLETED' }));
     const { request_id: _r, ...withoutId } = input;
-    await expect(clientFor(server).payouts.create(withoutId)).rejects.toMatchObject({ code: 'ERR_PROTOCOL_SIGNATURE' });
+    await expect(clientFor(server).payouts.create(withoutId)).resolves.toMatchObject({ status: 'COMPLETED' });
     expect(jsonOf(server.requests[0]).request_id).toMatch(/^[0-9a-f-]{36}$/);
+    server.reply(jsonReply({ status: 'COMPLETED' }));
+    await expect(clientFor(server, { requireReplySignatures: true }).payouts.create(withoutId)).rejects.toMatchObject({ code: 'ERR_PROTOCOL_SIGNATURE' });
   });
 
-  it('one echo rule: a reply without the echo, or with another one, is a ProtocolError, refusals included', async () => {
+  it('one echo rule (strict): a reply without the echo, or with another one, is a ProtocolError, refusals included', async () => {
     const replies: [string, (request: RecordedRequest) => Record<string, unknown>][] = [
       ['missing on a refusal', () => ({ return_status: '0', return_message: 'refused', request_id: REQUEST_ID })],
       ['empty on a success', () => ({ encryption_data: '', request_id: REQUEST_ID, status: 'COMPLETED' })],
@@ -75,7 +77,7 @@ describe('payouts.create', () => {
     ];
     for (const [name, body] of replies) {
       server.reply((request: RecordedRequest) => jsonReply(body(request)));
-      const error = await clientFor(server).payouts.create(input).catch((e: unknown) => e);
+      const error = await clientFor(server, { requireReplySignatures: true }).payouts.create(input).catch((e: unknown) => e);
       expect(error, name).toBeInstanceOf(ProtocolError);
       expect(error, name).toMatchObject({ code: 'ERR_PROTOCOL_SIGNATURE' });
     }
@@ -104,7 +106,8 @@ describe('subscriptions.cancel', () => {
     server.reply((request: RecordedRequest) => jsonReply({ ...jsonOf(request), cancel_status: '1', error_message: '' }));
     const result = await clientFor(server).subscriptions.cancel({ recurring_id: 'REC-1', contract_name: 'monthly' });
     expect(server.requests[0]?.path).toBe('/v1/cancelsubscription');
-    expect(server.requests[0]?.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    // Every published sample of this operation is application/json.
+    expect(server.requests[0]?.headers['content-type']).toBe('application/json');
     expect(jsonOf(server.requests[0])).toEqual({ merchant_id: MID, account_id: AID, encryption_data: sha([MID, AID, 'REC-1']), recurring_id: 'REC-1', contract_name: 'monthly' });
     expect(result).toMatchObject({ ok: true, status: '1', message: null, recurringId: 'REC-1', contractName: 'monthly' });
   });

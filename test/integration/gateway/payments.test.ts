@@ -67,12 +67,15 @@ describe('payments.authorise (direct)', () => {
     await expect(clientFor(server, { verifyKeys: ['old-key'] }).payments.authorise(directInput('PAY-6'))).resolves.toMatchObject({ outcome: 'approved' });
   });
 
-  it('never reports success for a reply whose signature does not verify or is missing', async () => {
+  it('never reports success for a reply whose signature does not verify, nor (strict) one that has none', async () => {
     const forged = approved('PAY-7').replace('<amount>26.50</amount>', '<amount>0.01</amount>');
     server.reply(xmlReply(forged));
     await expect(clientFor(server).payments.authorise(directInput('PAY-7'))).rejects.toMatchObject({ code: 'ERR_PROTOCOL_SIGNATURE' });
+    // Unsigned: accepted, marked unverified, by default; refused under requireReplySignatures.
     server.reply(xmlReply(approved('PAY-8').replace(/<encryption_data>[^<]*<\/encryption_data>/, '')));
-    const error: unknown = await clientFor(server).payments.authorise(directInput('PAY-8')).catch((e: unknown) => e);
+    await expect(clientFor(server).payments.authorise(directInput('PAY-8'))).resolves.toMatchObject({ outcome: 'approved', signatureVerified: false });
+    server.reply(xmlReply(approved('PAY-8').replace(/<encryption_data>[^<]*<\/encryption_data>/, '')));
+    const error: unknown = await clientFor(server, { requireReplySignatures: true }).payments.authorise(directInput('PAY-8')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProtocolError);
     expect((error as ProtocolError).code).toBe('ERR_PROTOCOL_SIGNATURE');
     expect((error as ProtocolError).message).toContain('authorise for order PAY-8');

@@ -151,17 +151,25 @@ describe('query', () => {
     const request = sign('retrievalTrans', { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID }) as Record<string, string>;
     const reply = await postForm(auto.baseUrl, '/v1/retrievalTrans', { ...request, orders: order.order_no });
     expect(reply.status).toBe(200);
-    const body = JSON.parse(reply.text) as { encryption_data: string; orders_list: Record<string, unknown>[] };
-    expect(body).toMatchObject({ merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, return_status: '1', return_message: 'OK', encryption_data: request.encryption_data });
+    const body = JSON.parse(reply.text) as Record<string, unknown> & { orders_list: Record<string, unknown>[] };
+    // As the published query sample: no encryption_data, and with one order its fraud fields at the top level.
+    expect(body).toMatchObject({
+      merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, return_status: '1', return_message: 'OK',
+      antifraud_provider: 'sandbox', is3ds: '0', fraud_check_result: [{ check_items: 'card_bin', status: 'ACCEPT' }],
+    });
+    expect(body).not.toHaveProperty('encryption_data');
     expect(body.orders_list).toHaveLength(1);
     expect(body.orders_list[0]).toMatchObject({
       order_no: order.order_no, transaction_id: order.transaction_id, amount: '100.00', currency: 'USD', payment_status: '3000', query_result: '1',
-      is3ds: '0', website: 'shop.example', shopper_email: 'shopper@example.com', antifraud_provider: 'sandbox',
+      website: 'shop.example', shopper_email: 'shopper@example.com',
       delivery_information: { delivery_city: 'Amsterdam', delivery_country: 'NL', delivery_postal_code: '1012 LG' },
-      fraud_check_result: [{ check_items: 'card_bin', status: 'ACCEPT' }],
     });
+    expect(body.orders_list[0]).not.toHaveProperty('antifraud_provider');
     expect(body.orders_list[0]?.transaction_date).toMatch(/^\d{14}$/);
     const viaClient = await auto.client.queries.transactions({ trades: [order.transaction_id] });
-    expect(viaClient.orders[0]).toMatchObject({ orderNo: order.order_no, outcome: 'approved', amount: 10000 });
+    expect(viaClient.orders[0]).toMatchObject({
+      orderNo: order.order_no, outcome: 'approved', amount: 10000, antifraudProvider: 'sandbox', is3ds: '0',
+      fraudCheckResult: [{ checkItems: 'card_bin', status: 'ACCEPT' }],
+    });
   });
 });

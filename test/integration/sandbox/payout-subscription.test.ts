@@ -20,7 +20,7 @@ afterAll(async () => {
 
 function payoutRequest(requestId: string): Record<string, unknown> {
   return sign('payout', {
-    merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, request_id: requestId, payment_amount: '250.00', payment_currency: 'EUR',
+    merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, request_id: requestId, payment_amount: '250', payment_currency: 'EUR',
     payment_date: '2030-01-15', payment_method: 'SWIFT', fee_paid_by: 'PAYER', swift_charge_option: 'SHARED', fund_source: 'DepositAccount',
     reason: 'Supplier invoice', reference: 'INV-77', client_data: 'batch 4', notify_url: receiver.url,
     beneficiary: {
@@ -41,7 +41,7 @@ describe('payout', () => {
     const body = JSON.parse(first.text) as Record<string, unknown>;
     expect(body).toMatchObject({
       merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, request_id: requestId, encryption_data: request.encryption_data, status: 'COMPLETED',
-      payment_amount: '250.00', payment_currency: 'EUR', fee_currency: 'EUR', fee_amount: 2.5, amount_payer_pays: 252.5, amount_beneficiary_receives: 250,
+      payment_amount: '250', payment_currency: 'EUR', fee_currency: 'EUR', fee_amount: 2.5, amount_payer_pays: 252.5, amount_beneficiary_receives: 250,
       reason: 'Supplier invoice', reference: 'INV-77', fund_source: 'DepositAccount',
       beneficiary: { company_name: 'Acme BV', bank_details: { iban: 'NL91ABNA0417164300', local_clearing_system: 'SWIFT' } },
     });
@@ -111,11 +111,19 @@ describe('subscriptions', () => {
 });
 
 describe('updateOrders', () => {
-  it('records accepted updates in the ledger', async () => {
+  it('records the updates of a request that names only known transactions; the bare reply answers every order', async () => {
+    const request = directRequest();
+    const respon = readRespon((await postJsonAsForm(h.baseUrl, '/v1/authorise', request)).text);
+    const results = await h.client.updateOrders([{ transaction_id: respon.transaction_id ?? '', status: 'shipped', ispass3d: '0' }]);
+    expect(results.map((r) => [r.ok, r.status, r.message])).toEqual([[true, '1', 'OK']]);
+    expect(h.sandbox.ledger.updateOrders().filter((u) => u.transactionId === respon.transaction_id)).toMatchObject([{ status: 'shipped', ispass3d: '0' }]);
+  });
+
+  it('refuses the whole request when one transaction is unknown, and records nothing', async () => {
     const request = directRequest();
     const respon = readRespon((await postJsonAsForm(h.baseUrl, '/v1/authorise', request)).text);
     const results = await h.client.updateOrders([{ transaction_id: respon.transaction_id ?? '', status: 'shipped', ispass3d: '0' }, { transaction_id: 'SBX-UNKNOWN', status: 'shipped', ispass3d: '0' }]);
-    expect(results.map((r) => r.ok)).toEqual([true, false]);
-    expect(h.sandbox.ledger.updateOrders().filter((u) => u.transactionId === respon.transaction_id)).toMatchObject([{ status: 'shipped', ispass3d: '0' }]);
+    expect(results.map((r) => [r.ok, r.message])).toEqual([[false, 'Transaction SBX-UNKNOWN not found'], [false, 'Transaction SBX-UNKNOWN not found']]);
+    expect(h.sandbox.ledger.updateOrders().some((u) => u.transactionId === respon.transaction_id)).toBe(false);
   });
 });

@@ -20,15 +20,19 @@ afterAll(async () => {
   await h.close();
 });
 
+/** JSON under the samples' form label, except cancelsubscription: all its samples are application/json. */
+const post = (path: string, body: Record<string, unknown>): ReturnType<typeof postJsonAsForm> =>
+  path === 'cancelsubscription' ? postRaw(h.baseUrl, `/v1/${path}`, JSON.stringify(body), 'application/json') : postJsonAsForm(h.baseUrl, `/v1/${path}`, body);
+
 describe('authentication', () => {
   it.each(PATHS)('/v1/%s refuses a wrong encryption_data with 400 I0013', async (path) => {
-    const reply = await postJsonAsForm(h.baseUrl, `/v1/${path}`, { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, order_no: 'X', encryption_data: 'ab'.repeat(32) });
+    const reply = await post(path, { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, order_no: 'X', encryption_data: 'ab'.repeat(32) });
     expect(reply.status).toBe(400);
     expect(JSON.parse(reply.text)).toMatchObject({ code: 'I0013', source: 'encryption_data', message: expect.stringContaining('encryption_data') });
   });
 
   it.each(PATHS)('/v1/%s answers an unknown account with 404 {code, source, message}', async (path) => {
-    const reply = await postJsonAsForm(h.baseUrl, `/v1/${path}`, sign(path === 'retrievalTrans' ? 'retrievalTrans' : 'authorise', { merchant_id: '999999', account_id: '999999999' }));
+    const reply = await post(path, sign(path === 'retrievalTrans' ? 'retrievalTrans' : 'authorise', { merchant_id: '999999', account_id: '999999999' }));
     expect(reply.status).toBe(404);
     expect(JSON.parse(reply.text)).toMatchObject({ code: 'I0404', source: 'account_id', message: expect.any(String) });
   });
@@ -75,7 +79,20 @@ describe('bodies', () => {
     for (const [k, v] of Object.entries(query)) multipart.append(k, v);
     const reply = await postRaw(h.baseUrl, '/v1/retrievalTrans', multipart, null);
     expect(reply.status).toBe(200);
-    expect(JSON.parse(reply.text)).toMatchObject({ return_status: '1', encryption_data: query.encryption_data });
+    // The query reply carries no encryption_data, as the published query sample.
+    const body = JSON.parse(reply.text) as Record<string, unknown>;
+    expect(body).toMatchObject({ return_status: '1' });
+    expect(body).not.toHaveProperty('encryption_data');
+  });
+
+  it('takes cancelsubscription only as application/json, as every published sample sends it', async () => {
+    const request = sign('cancelsubscription', { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, recurring_id: 'RC-NONE' });
+    const asForm = await postJsonAsForm(h.baseUrl, '/v1/cancelsubscription', request);
+    expect(asForm.status).toBe(400);
+    expect(JSON.parse(asForm.text)).toMatchObject({ code: 'I0001', source: 'content-type' });
+    const asJson = await postRaw(h.baseUrl, '/v1/cancelsubscription', JSON.stringify(request), 'application/json');
+    expect(asJson.status).toBe(200);
+    expect(JSON.parse(asJson.text)).toMatchObject({ cancel_status: '0', error_message: 'Subscription RC-NONE not found' });
   });
 
   it('reads nested values of a genuine form body as JSON (a form-encoded capture)', async () => {

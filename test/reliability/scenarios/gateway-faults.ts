@@ -132,7 +132,7 @@ const RUNS: Record<Operation, (cell: Cell) => Promise<Outcome>> = {
     addFault(cell.shop, cell.fault, 'payout', undefined, 1);
     try {
       await cell.shop.kit.client.payouts.create({
-        request_id: randomUUID(), payment_amount: 10050 + cell.n, payment_currency: 'EUR', payment_method: 'SWIFT', fee_paid_by: 'PAYER',
+        request_id: randomUUID(), payment_amount: (100 + cell.n) * 100, payment_currency: 'EUR', payment_method: 'SWIFT', fee_paid_by: 'PAYER',
         swift_charge_option: 'SHARED', fund_source: 'DepositAccount', reference: `F-${cell.fault}-${String(cell.n)}`,
         beneficiary: {
           entity_type: 'COMPANY', company_name: 'Acme GmbH', address: { city: 'Berlin', country_code: 'DE', street_address: 'Hauptstr. 1' },

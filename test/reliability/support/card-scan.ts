@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { PgPoolLike } from '../../../server/orders/stores/postgres.js';
 import { TEST_CARDS } from '../../../server/sandbox/index.js';
-import { luhnValid as luhn } from '../../../server/gateway/card-number.js';
+import { luhnValid as luhn } from '../../../server/card-number.js';
 
 /** Every card number typed anywhere in the suite (test cards and fuzzed numbers). */
 const TYPED = new Set<string>(Object.keys(TEST_CARDS));

@@ -79,6 +79,8 @@ describe('createCheckoutKit options', () => {
     ['gateway.timeoutMs', 10, 'gateway.timeoutMs', /milliseconds/],
     ['gateway.jsonContentType', true, 'gateway.jsonContentType', /media type/],
     ['gateway.jsonContentType', 'json', 'gateway.jsonContentType', /media type/],
+    ['gateway.requireReplySignatures', 'yes', 'gateway.requireReplySignatures', /refuse gateway replies/],
+    ['gateway.payoutAmountUnit', 'cents', 'gateway.payoutAmountUnit', /minor|major/],
     ['gateway.recipes', { authorise: [] }, 'gateway.recipes.authorise', /operation names/],
     ['publicUrl', undefined, 'publicUrl', /required/],
     ['publicUrl', '/checkout', 'publicUrl', /absolute https URL/],

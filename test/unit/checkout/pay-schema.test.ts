@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePayBody } from '../../../server/checkout/pay-schema.js';
-import { luhnValid } from '../../../server/gateway/card-number.js';
+import { luhnValid } from '../../../server/card-number.js';
 import { formatMoney } from '../../../server/checkout/pay-page.js';
 import { subscriptionInput } from '../../../server/checkout/pay-request.js';
 

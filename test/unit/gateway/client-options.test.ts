@@ -33,6 +33,9 @@ describe('createGatewayClient options', () => {
     expect(optionOf({ ...base, readRetries: { attempts: 0, baseDelayMs: 10 } })).toBe('readRetries.attempts');
     expect(optionOf({ ...base, recipes: { refunds: [] } })).toBe('recipes.refunds');
     expect(optionOf({ ...base, signkey: 'typo' })).toBe('signkey');
+    expect(optionOf({ ...base, requireReplySignatures: 'yes' })).toBe('requireReplySignatures');
+    expect(optionOf({ ...base, payoutAmountUnit: 'cents' })).toBe('payoutAmountUnit');
+    expect(optionOf({ ...base, requireReplySignatures: true, payoutAmountUnit: 'minor' })).toBe('(accepted)');
   });
 
   it('never puts the sign key in a configuration error', () => {

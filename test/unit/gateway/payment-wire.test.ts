@@ -23,6 +23,8 @@ const ctx: ClientContext = {
   recipes: DEFAULT_RECIPES,
   checkAmountComponents: false,
   batchConcurrency: 1,
+  requireReplySignatures: false,
+  payoutAmountUnit: 'major',
 };
 
 const words = (max: number) => fc.string({ minLength: 1, maxLength: max });

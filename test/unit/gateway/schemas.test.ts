@@ -84,9 +84,11 @@ describe('wire schemas', () => {
     expect(queryRequestSchema.safeParse({ ...envelope, orders: 'x'.repeat(1001) }).success).toBe(false);
   });
 
-  it('checks payout formats: UUID request_id, currency, beneficiary or beneficiary_id', () => {
-    const payout = { merchant_id: '701001', account_id: '701001010', encryption_data: SIG, payment_amount: '100.00', payment_currency: 'EUR', request_id: '0f8fad5b-d9cb-469f-a165-70867728950e', beneficiary_id: 'B1' };
+  it('checks payout formats: digit amounts, UUID request_id, currency, beneficiary or beneficiary_id', () => {
+    const payout = { merchant_id: '701001', account_id: '701001010', encryption_data: SIG, payment_amount: '10000', payment_currency: 'EUR', request_id: '0f8fad5b-d9cb-469f-a165-70867728950e', beneficiary_id: 'B1' };
     expect(fieldsOf(payoutRequestSchema, payout)).toEqual([]);
+    // A payout amount is a string of digits, unlike acquiring amounts.
+    expect(fieldsOf(payoutRequestSchema, { ...payout, payment_amount: '100.00' })).toEqual(['payment_amount']);
     expect(fieldsOf(payoutRequestSchema, { ...payout, request_id: 'not-a-uuid', beneficiary_id: undefined }).sort()).toEqual(['beneficiary', 'request_id']);
     expect(fieldsOf(payoutRequestSchema, { ...payout, beneficiary: { address: { country_code: 'DEU' } } })).toEqual(['beneficiary.address.country_code']);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { behaviourOf, checkCard, isCardProblem, isExpired, TEST_CARDS } from '../../../server/sandbox/cards.js';
-import { luhnValid, maskCardNumber as maskCard } from '../../../server/gateway/card-number.js';
+import { luhnValid, maskCardNumber as maskCard } from '../../../server/card-number.js';
 
 const now = new Date('2026-06-15T12:00:00Z');
 

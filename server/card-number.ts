@@ -1,4 +1,4 @@
-/** Card-number checks shared by the pay form, the sandbox and the redacting logger. */
+/** Card-number checks shared by the pay form and the redacting logger. */
 
 /** Luhn (mod 10) check of a string of digits; false for anything that is not 12–19 digits. */
 export function luhnValid(digits: string): boolean {
