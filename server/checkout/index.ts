@@ -6,7 +6,6 @@ export { DEFAULT_TOKEN_TTL_MS, TOKEN_PURPOSES, createUrlTokens, type TokenPurpos
 export { createPayment, createPaymentSchema, type CreatePaymentInput, type CreatePaymentResult } from './payments.js';
 export { createGatewayPort, chunkOrderNos } from './gateway-port.js';
 export { createCheckoutRouter } from './router.js';
-export { notificationDedupeKey, notificationOutcome } from './notify.js';
 export { createPayRoutes } from './pay.js';
 export { payFormLocals, formatMoney } from './pay-page.js';
 export { createAssetRoutes } from './render-assets.js';

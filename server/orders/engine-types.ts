@@ -117,6 +117,10 @@ export interface RefundInfo extends TransitionInfo {
   refundedAmount: number;
 }
 
+export interface DisputeInfo extends TransitionInfo {
+  reason: string | null;
+}
+
 export type OrderHook<I = TransitionInfo> = (order: Order, info: I) => void | Promise<void>;
 
 /** The shop's reactions. Each is called once per transition, after it is stored. */
@@ -131,6 +135,11 @@ export interface OrderHooks {
   /** partially_refunded (more refunded) or refunded. */
   onRefunded?: OrderHook<RefundInfo>;
   onChargeback?: OrderHook;
+  /**
+   * A dispute or chargeback notification moved the order to `chargeback` (after `onChargeback`);
+   * `reason` is the gateway's chargeback_reason, when it gave one.
+   */
+  onDispute?: OrderHook<DisputeInfo>;
   onInReview?: OrderHook;
   onRequiresAction?: OrderHook;
   /** Whenever the order's attention text gains reasons; `reason` holds the new ones, one per line. */

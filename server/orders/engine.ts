@@ -9,7 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../logging.js';
-import { CONFIRMABLE_OUTCOMES, factEvent, factFromAnswer, mismatchOf, withGatewayAnswer } from './engine-facts.js';
+import { CONFIRMABLE_OUTCOMES, answerIsBehind, factEvent, factFromAnswer, mismatchOf, withGatewayAnswer, withoutMismatchReasons } from './engine-facts.js';
 import type { EventContext } from './engine-facts.js';
 import type { ApplyOptions, ApplyResult, GatewayOrderFact, PaymentFact, ReconcileEngine, ReconcileEngineOptions } from './engine-types.js';
 import { cardFree, parseFact } from './fact-schema.js';
@@ -33,6 +33,20 @@ const AFTER_CAPTURE_OUTCOMES: ReadonlySet<PaymentFact['outcome']> = new Set(['re
  */
 const needsLease = (fact: PaymentFact, leaseOwner: string | undefined): boolean =>
   leaseOwner !== undefined || (fact.confirm === true && CONFIRMABLE_OUTCOMES.has(fact.outcome)) || AFTER_CAPTURE_OUTCOMES.has(fact.outcome);
+
+/** The gateway's own answer: a notification confirmed by query, or a fact built from a query. */
+const isConfirmed = (fact: PaymentFact, confirmed: EventContext['confirmed']): boolean =>
+  confirmed !== undefined || fact.data?.confirmedBy === 'query';
+
+/**
+ * A transition the gateway confirmed settles the order with the order's own amount and currency
+ * (a mismatching one never gets here): a mismatch flagged earlier is stale, so its reason goes.
+ */
+function clearStaleMismatch(order: Order, patch: OrderPatch): OrderPatch {
+  const current = patch.attention === undefined ? order.attention : patch.attention;
+  const cleared = withoutMismatchReasons(current);
+  return cleared === current ? patch : { ...patch, attention: cleared };
+}
 
 interface Settled {
   result: ApplyResult;
@@ -120,10 +134,14 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     let confirmed: EventContext['confirmed'];
     if (confirming) {
       const answer = await queryGateway(order.orderNo);
-      if (!answer) {
-        // No dedupe key: a retried notification must be applied once the gateway knows the order.
-        const reason = 'the gateway does not know this order (yet)';
-        await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason, dedupeKey: null }));
+      if (!answer || answerIsBehind(claim.outcome, answer.outcome)) {
+        // Not under the fact's dedupe key: a claim the gateway cannot confirm yet is not seen, and
+        // the same claim retried once the gateway has caught up must still be applied.
+        const reason = !answer
+          ? 'the gateway does not know this order (yet)'
+          : `the gateway does not confirm ${claim.outcome} yet (it says ${answer.outcome})`;
+        const dedupeKey = claim.dedupeKey === undefined ? null : `unconfirmed:${claim.dedupeKey}`;
+        await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason, dedupeKey }));
         return { result: { status: 'noop', order, reason, unconfirmed: true } };
       }
       fact = withGatewayAnswer(claim, answer);
@@ -162,7 +180,8 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
         return done({ result: { status: 'noop', order, event: appended.event, reason: plan.reason } });
       }
       const written = event({ type: plan.type, fact: plan.fact, order, to: plan.moved?.to, reason: plan.reason, confirmed });
-      const patch = fact.method === undefined || fact.method === order.method ? plan.patch : { ...plan.patch, method: fact.method };
+      const withMethod = fact.method === undefined || fact.method === order.method ? plan.patch : { ...plan.patch, method: fact.method };
+      const patch = plan.moved && isConfirmed(fact, confirmed) ? clearStaleMismatch(order, withMethod) : withMethod;
       const stored = await store.transition(order.id, order.version, patch, written);
       if (stored.ok) {
         const storedEvent = stored.event ?? undefined;

@@ -59,6 +59,8 @@ export function registerPayoutRoutes(router: Router, ctx: RouteContext): void {
     let input;
     try {
       input = buildPayoutInput(values, requestId);
+      // The payout's result notification reaches the kit, which updates this record.
+      if (ctx.options.payoutNotifyUrl !== undefined) input = { ...input, notify_url: ctx.options.payoutNotifyUrl };
       const checked = payoutInputSchema.safeParse(input);
       if (!checked.success) throw new ValidationError(zodIssuesToFields(checked.error));
     } catch (err) {
