@@ -120,10 +120,7 @@ const shape = {
     batchSize: z.int().min(1).max(100).optional(),
   }).optional(),
   logger: z.custom((v) => hasFns(v, ['debug', 'info', 'warn', 'error']), 'must be a logger').optional(),
-  client: z.custom(
-    (v) => typeof v === 'object' && v !== null && hasFns((v as { queries?: unknown }).queries, ['transactions']) && hasFns((v as { notifications?: unknown }).notifications, ['verify']),
-    'must be a GatewayClient',
-  ).optional(),
+  client: z.custom((v) => typeof v === 'object' && v !== null && hasFns((v as { queries?: unknown }).queries, ['transactions']), 'must be a GatewayClient').optional(),
   adminStore: z.custom((v) => hasFns(v, ['recordNotification', 'getPayout', 'getPayoutByTransactionId', 'updatePayout', 'listPayouts']), 'must be an AdminStore').optional(),
   fetch: z.custom(isFn, 'must be a function').optional(),
 } satisfies { [K in keyof CheckoutKitOptions]-?: z.ZodType };
