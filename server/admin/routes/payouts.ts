@@ -98,6 +98,12 @@ export function registerPayoutRoutes(router: Router, ctx: RouteContext): void {
     });
   });
 
+  // Signed notifications nothing matched (checkout/notification-facts.ts keeps them here).
+  router.get('/notifications', async (_req, res) => {
+    const notifications = await adminStore.listNotifications({ limit: 200 });
+    sendView(res, ctx.views, 'notifications', { title: 'Notifications', section: 'notifications', notifications });
+  });
+
   router.get('/payouts/:requestId', async (req, res) => {
     const payout = await adminStore.getPayout(param(req, 'requestId'));
     if (payout === null) {
