@@ -6,6 +6,7 @@
  * retries must settle every order in the gateway's state. Then a third of the paid orders get a
  * notification with another amount: flagged as a mismatch, the order staying paid.
  */
+import { notificationDedupeKey } from '../../../server/gateway/operations/notifications.js';
 import { CardScanner } from '../support/card-scan.js';
 import { hookMismatches, ledgerMismatches } from '../support/ledger.js';
 import { cardPayment, control, readOrders } from '../support/orders.js';
@@ -59,12 +60,16 @@ export async function notificationsAhead(size: Size): Promise<ScenarioResult> {
     const crafted = () => shop.sandbox.ledger.notifications().filter((n) => byNo.has(n.orderNo) && n.origin === 'crafted');
     for (let i = 0; i < 3000 && crafted().some((n) => n.attempts.length === 0); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     const early = crafted();
-    report.check(
-      'a notification ahead of the gateway query is answered 503 (not taken as seen) and changes nothing',
-      early.length,
-      early.filter((n) => n.attempts[0]?.httpStatus !== 503).map((n) => `${n.orderNo}: first answer ${String(n.attempts[0]?.httpStatus ?? n.attempts[0]?.error)}`),
-    );
     const before = await readOrders(shop.kit.store, [...byNo.keys()]);
+    const storedKeys = new Set<string | null>();
+    for (const s of before.found) for (const e of await shop.kit.store.listEvents(s.order.id)) storedKeys.add(e.dedupeKey);
+    report.check(
+      'a notification ahead of the gateway query is not acknowledged (503, or no answer in time under load) and its dedupe key is not stored',
+      early.length,
+      early
+        .filter((n) => n.attempts.some((a) => a.httpStatus !== null && a.httpStatus < 300) || storedKeys.has(notificationDedupeKey(n.fields)))
+        .map((n) => `${n.orderNo}: answers ${n.attempts.map((a) => String(a.httpStatus ?? a.error)).join(',')}`),
+    );
     report.check(
       'no order moved on a notification the gateway could not confirm',
       plans.length,
@@ -87,6 +92,7 @@ export async function notificationsAhead(size: Size): Promise<ScenarioResult> {
     report.runs = plans.length;
     report.figure('orders', plans.length);
     report.figure('notifications ahead', early.length);
+    report.figure('first answers 503', early.filter((n) => n.attempts[0]?.httpStatus === 503).length);
     report.figure('other-amount notifications', flagged.length);
     const { found, missing } = await readOrders(shop.kit.store, [...byNo.keys()]);
     const mismatches = ledgerMismatches(found.map((s) => s.order), shop.sandbox.ledger);
