@@ -85,8 +85,10 @@ export interface ApplyResult {
   /** Why nothing was applied (noop, rejected, mismatch, busy…). */
   reason?: string;
   /**
-   * True when confirmation was asked for and the gateway did not know the order: nothing was
-   * applied and the dedupe key was not recorded, so a retried notification is applied later.
+   * True when confirmation was asked for and the gateway did not confirm the claim: it did not
+   * know the order (nothing applied), or its answer has not caught up with the claim (the answer
+   * was applied for what it says, e.g. requires_action, declined). Either way the fact's dedupe
+   * key was not recorded, so the same claim retried later is applied once the gateway confirms it.
    */
   unconfirmed?: boolean;
 }

@@ -132,14 +132,13 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
 
     let fact = claim;
     let confirmed: EventContext['confirmed'];
+    /** Why the claim stays unconfirmed (not seen) although the gateway's answer was applied. */
+    let unconfirmed: string | undefined;
     if (confirming) {
       const answer = await queryGateway(order.orderNo);
-      if (!answer || answerIsBehind(claim.outcome, answer.outcome)) {
-        // Not under the fact's dedupe key: a claim the gateway cannot confirm yet is not seen, and
-        // the same claim retried once the gateway has caught up must still be applied.
-        const reason = !answer
-          ? 'the gateway does not know this order (yet)'
-          : `the gateway does not confirm ${claim.outcome} yet (it says ${answer.outcome})`;
+      if (!answer) {
+        // Not under the fact's dedupe key: a retried notification must be applied once the gateway knows the order.
+        const reason = 'the gateway does not know this order (yet)';
         const dedupeKey = claim.dedupeKey === undefined ? null : `unconfirmed:${claim.dedupeKey}`;
         await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason, dedupeKey }));
         return { result: { status: 'noop', order, reason, unconfirmed: true } };
@@ -148,10 +147,22 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       confirmed = { claimed: claim.outcome };
       const answerMismatch = mismatchOf(order, fact);
       if (answerMismatch !== null) return flagMismatch(order, fact, answerMismatch, confirmed);
+      if (answerIsBehind(claim.outcome, answer.outcome)) {
+        // The gateway has not caught up with the claim (paid while it still says requires_action).
+        // Its answer is applied for what it says, without the claim's dedupe key: the claim is not
+        // seen, so the same claim retried once the gateway confirms it is applied then.
+        unconfirmed = `the gateway does not confirm ${claim.outcome} yet (it says ${answer.outcome})`;
+        fact = { ...fact, dedupeKey: undefined };
+        const dedupeKey = claim.dedupeKey === undefined ? null : `unconfirmed:${claim.dedupeKey}`;
+        await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason: unconfirmed, dedupeKey }));
+      }
     }
 
     let before: StoredChange | undefined;
-    const done = (settled: Settled): Settled => (before === undefined ? settled : { ...settled, before });
+    const done = (settled: Settled): Settled => {
+      const withBefore = before === undefined ? settled : { ...settled, before };
+      return unconfirmed === undefined ? withBefore : { ...withBefore, result: { ...withBefore.result, unconfirmed: true, reason: unconfirmed } };
+    };
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       // Planned from the order just read, again after every lost compare-and-set.
       const plan = planFact(order, fact, logger, now);
