@@ -4,10 +4,17 @@
  * dispute, and a payout's result.
  */
 import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGatewayClient } from '../../../server/gateway/client.js';
 import { notificationDedupeKey } from '../../../server/gateway/operations/notifications.js';
+import { signMessage } from '../../../server/gateway/signing.js';
+import { createCheckoutKit } from '../../../server/kit.js';
+import { createMemoryStore } from '../../../server/orders/stores/memory.js';
 import {
-  Browser, CARD, cardFields, onlyForm, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness, type Page,
+  ACCOUNT_ID, Browser, CARD, cardFields, MERCHANT_ID, onlyForm, payForm, paymentInput, SIGN_KEY, startHarness, TOKEN_SECRET, uniqueOrderNo,
+  type Harness, type Page,
 } from './journeys-harness.js';
 
 let h: Harness;
@@ -166,5 +173,35 @@ describe('disputes and payouts', () => {
     expect(delivery?.status).toBe('delivered');
     expect(delivery?.attempts.every((a) => a.httpStatus !== 404)).toBe(true);
     expect(h.hookCount('onPayoutChanged', requestId)).toBe(1);
+  });
+});
+
+describe('a shop that passes its own client', () => {
+  it('gets notifications verified with that client\'s keys, not the gateway option\'s', async () => {
+    const client = createGatewayClient({ baseUrl: h.gateway.baseUrl, merchantId: MERCHANT_ID, accountId: ACCOUNT_ID, signKey: SIGN_KEY });
+    const optionKey = `option-key-${randomUUID()}`;
+    const kit = createCheckoutKit({
+      gateway: { baseUrl: h.gateway.baseUrl, merchantId: MERCHANT_ID, accountId: ACCOUNT_ID, signKey: optionKey },
+      publicUrl: 'http://127.0.0.1:1/checkout', tokenSecret: TOKEN_SECRET, client, store: createMemoryStore(), sweeper: { enabled: false },
+    });
+    const app = express();
+    app.use('/checkout', kit.router);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/checkout/notify`;
+      const fields = { merchant_id: MERCHANT_ID, account_id: ACCOUNT_ID, order_no: 'OWN-CLIENT-1', transaction_id: 'TX-OWN', amount: '1.00', currency: 'EUR', order_status: '1', webhooks_type: 'payment' };
+      const post = (key: string) => fetch(url, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...fields, encryption_data: signMessage('notification', fields, key) }).toString(),
+      });
+      expect((await post(SIGN_KEY)).status).toBe(200);
+      expect((await post(optionKey)).status).toBe(401);
+      expect((await kit.adminStore.listNotifications({ limit: 10 })).map((n) => n.orderNo)).toEqual(['OWN-CLIENT-1']);
+    } finally {
+      server.close();
+      await kit.close();
+      client.close();
+    }
   });
 });
