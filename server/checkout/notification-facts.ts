@@ -36,17 +36,18 @@ async function keepUnmatched(ctx: KitContext, fact: NotificationFact, why: strin
 
 async function takeUnrecognised(ctx: KitContext, fact: NotificationFact, order: Order): Promise<Taken> {
   const problem = fact.problem ?? 'not understood';
-  const recorded = await ctx.engine.record(order.id, {
-    type: 'notification_unrecognised', source: 'notify', actor: 'gateway', dedupeKey: fact.dedupeKey, data: { ...fact.summary, problem },
-  });
-  if (!recorded.appended) return { status: 'taken', reason: 'already recorded' };
-  // The same text for every such notification: staff are told once, not once per delivery.
+  // Flag first, then record: the reason is the same text for every such notification (staff are
+  // told once, and a retry after a failure in between adds nothing), while the event under the
+  // notification's dedupe key is what makes it seen.
   const type = fact.type === '' ? '' : ` (webhooks_type "${fact.type.slice(0, 50)}")`;
   await ctx.engine.apply({
     orderId: order.id, source: 'notify', actor: 'gateway', outcome: 'unknown',
     attention: `A notification${type} the kit does not understand was received: see its event and check the order in the gateway portal.`,
   }, { known: order });
-  return { status: 'taken', reason: problem };
+  const recorded = await ctx.engine.record(order.id, {
+    type: 'notification_unrecognised', source: 'notify', actor: 'gateway', dedupeKey: fact.dedupeKey, data: { ...fact.summary, problem },
+  });
+  return { status: 'taken', reason: recorded.appended ? problem : 'already recorded' };
 }
 
 function payoutStatusOf(fact: NotificationFact): PayoutStatus | null {

@@ -138,8 +138,9 @@ export interface OrderHooks {
   onRefunded?: OrderHook<RefundInfo>;
   onChargeback?: OrderHook;
   /**
-   * A dispute or chargeback notification moved the order to `chargeback` (after `onChargeback`);
-   * `reason` is the gateway's chargeback_reason, when it gave one.
+   * The order moved to `chargeback` (a dispute or chargeback notification, or the gateway's
+   * query); called after `onChargeback`. `reason` is the gateway's chargeback_reason
+   * (`order.data.chargebackReason`), when it gave one.
    */
   onDispute?: OrderHook<DisputeInfo>;
   onInReview?: OrderHook;

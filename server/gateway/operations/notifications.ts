@@ -163,6 +163,9 @@ export function readNotification(fields: Readonly<Record<string, string>>): Noti
   if (known === null) return { ...base, problem: `unknown webhooks_type "${type.slice(0, 50)}"` };
   const kind = KIND_OF_TYPE[known];
   if (kind !== 'payout' && base.orderNo === null && base.transactionId === null) return { ...base, problem: 'names no order_no or transaction_id' };
+  if (kind !== 'payout' && base.outcome === 'unknown') {
+    return { ...base, problem: `unknown status (order_status "${fields.order_status ?? ''}", payment_status "${fields.payment_status ?? ''}")`.slice(0, 200) };
+  }
   return { ...base, kind };
 }
 
