@@ -62,7 +62,31 @@ function payoutStatusOf(fact: NotificationFact): PayoutStatus | null {
   return null;
 }
 
+/** Payout notifications of one payout, one after the other in this process (so the hook fires once per change). */
+const payoutQueues = new WeakMap<KitContext, Map<string, Promise<unknown>>>();
+
+function serialPerPayout<T>(ctx: KitContext, key: string, run: () => Promise<T>): Promise<T> {
+  let queues = payoutQueues.get(ctx);
+  if (queues === undefined) {
+    queues = new Map();
+    payoutQueues.set(ctx, queues);
+  }
+  const previous = queues.get(key) ?? Promise.resolve();
+  const next = previous.then(run, run);
+  const settled = next.catch(() => undefined);
+  queues.set(key, settled);
+  void settled.then(() => {
+    if (queues.get(key) === settled) queues.delete(key);
+  });
+  return next;
+}
+
 async function takePayout(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
+  const key = fact.transactionId ?? fact.summary.request_id ?? '';
+  return serialPerPayout(ctx, key, () => takePayoutNow(ctx, fact));
+}
+
+async function takePayoutNow(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
   const requestId = fact.summary.request_id;
   const payout = (fact.transactionId === null ? null : await ctx.adminStore.getPayoutByTransactionId(fact.transactionId))
     ?? (requestId === undefined ? null : await ctx.adminStore.getPayout(requestId));

@@ -173,6 +173,13 @@ describe('disputes and payouts', () => {
     expect(delivery?.status).toBe('delivered');
     expect(delivery?.attempts.every((a) => a.httpStatus !== 404)).toBe(true);
     expect(h.hookCount('onPayoutChanged', requestId)).toBe(1);
+
+    // Two copies at once of a notification that changes the payout: one change, one hook call.
+    await h.kit.adminStore.updatePayout(requestId, { status: 'unknown' });
+    await Promise.all([control(`/notifications/${delivery!.id}/resend`), control(`/notifications/${delivery!.id}/resend`)]);
+    await h.sandbox.notifier.flush();
+    expect((await h.kit.adminStore.getPayout(requestId))?.status).toBe('completed');
+    expect(h.hookCount('onPayoutChanged', requestId)).toBe(2);
   });
 });
 
