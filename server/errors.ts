@@ -21,6 +21,9 @@ export type ErrorCode =
   | 'ERR_GATEWAY_TEST_ACCOUNT_ON_LIVE'
   | 'ERR_GATEWAY_LIVE_ACCOUNT_ON_TEST'
   | 'ERR_GATEWAY_IP_NOT_ALLOWED'
+  // notifications: a signature that matches no configured key, or another merchant's account
+  | 'ERR_NOTIFICATION_SIGNATURE'
+  | 'ERR_NOTIFICATION_ACCOUNT'
   // input validation at the kit's edge
   | 'ERR_VALIDATION'
   // orders and storage
@@ -98,6 +101,16 @@ export class GatewayError extends KitError {
     super(code, message, options);
     this.httpStatus = options.httpStatus;
     this.gatewayCode = options.gatewayCode;
+  }
+}
+
+/**
+ * A notification that cannot be trusted: its signature matches no configured key (or no key is
+ * configured), or it is signed for another merchant account. Nothing in it may be used.
+ */
+export class NotificationError extends KitError {
+  constructor(code: 'ERR_NOTIFICATION_SIGNATURE' | 'ERR_NOTIFICATION_ACCOUNT', message: string, options: KitErrorOptions = {}) {
+    super(code, message, options);
   }
 }
 

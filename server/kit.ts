@@ -13,6 +13,8 @@ import { createPayment, type CreatePaymentInput, type CreatePaymentResult } from
 import { createCheckoutRouter } from './checkout/router.js';
 import { createUrlTokens } from './checkout/tokens.js';
 import { createGatewayClient, type GatewayClient } from './gateway/client.js';
+import type { AdminStore } from './admin/store.js';
+import { createMemoryAdminStore } from './admin/stores/memory.js';
 import { createReconcileEngine } from './orders/engine.js';
 import type { ReconcileEngine } from './orders/engine-types.js';
 import type { OrderStore } from './orders/store.js';
@@ -28,6 +30,11 @@ export interface CheckoutKit {
   engine: ReconcileEngine;
   sweeper: Sweeper;
   store: OrderStore;
+  /**
+   * Where payout notifications find their payout and unmatched notifications are kept: the
+   * `adminStore` option, or a memory one. `createAdminRouter({ kit })` uses it by default.
+   */
+  adminStore: AdminStore;
   /** Creates the order server-side and returns the URL to send the shopper to. */
   createPayment(input: CreatePaymentInput): Promise<CreatePaymentResult>;
   /**
@@ -82,7 +89,8 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
     logger,
   });
   const tokens = createUrlTokens({ secrets: options.tokenSecrets });
-  const context: KitContext = { options, client, store, engine, tokens, urls: createKitUrls(options.publicUrl, tokens), logger };
+  const adminStore = options.adminStore ?? createMemoryAdminStore();
+  const context: KitContext = { options, client, store, engine, adminStore, tokens, urls: createKitUrls(options.publicUrl, tokens), logger };
   const router = createCheckoutRouter(context);
   if (options.sweeper.enabled) sweeper.start();
 
@@ -93,6 +101,7 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
     engine,
     sweeper,
     store,
+    adminStore,
     context,
     createPayment: (payment) => createPayment(context, payment),
     close() {

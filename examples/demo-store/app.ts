@@ -109,6 +109,8 @@ interface Parts {
 function assemble(options: DemoStoreOptions, parts: Parts): DemoStore {
   const { sandbox, gateway, secret, account, adminLogin, dataDir, logger } = parts;
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
+  // One admin store for the kit (payout notifications, unmatched notifications) and the admin.
+  const adminStore = createSqliteAdminStore({ path: join(dataDir, 'admin.sqlite') });
   const kit = createCheckoutKit({
     gateway: { baseUrl: gateway.baseUrl, ...account },
     publicUrl: `${publicUrl}/checkout`,
@@ -116,6 +118,7 @@ function assemble(options: DemoStoreOptions, parts: Parts): DemoStore {
     website: new URL(publicUrl).host,
     store: createSqliteStore({ path: join(dataDir, 'checkout.sqlite'), logger }),
     logger,
+    adminStore,
     sweeper: { enabled: options.sweeper ?? true, intervalMs: 15_000, stuckAfterMs: 60_000 },
     hooks: {
       onPaid: (order) => {
@@ -124,12 +127,17 @@ function assemble(options: DemoStoreOptions, parts: Parts): DemoStore {
       onAttention: (order, reason) => {
         logger.warn({ orderNo: order.orderNo, reason }, 'demo: order needs attention');
       },
+      onDispute: (order, info) => {
+        logger.warn({ orderNo: order.orderNo, reason: info.reason }, 'demo: payment disputed');
+      },
+      onPayoutChanged: (payout, change) => {
+        logger.info({ requestId: payout.requestId, from: change.from, to: change.to }, 'demo: payout status changed');
+      },
     },
   });
 
   const cookies = createSignedCookies(deriveSecret(secret, 'cookies'));
   const staff = createStaffAuth(cookies, adminLogin);
-  const adminStore = createSqliteAdminStore({ path: join(dataDir, 'admin.sqlite') });
   const admin = createAdminRouter({
     kit,
     authorize: staff.authorize,

@@ -1,14 +1,8 @@
 /** Display helpers for the admin views: money from minor units, dates, state labels. */
-import { toWireAmount } from '../gateway/money.js';
+import { moneyText } from '../gateway/money.js';
 
 /** 1050 USD → "10.50 USD", 1000 JPY → "1000 JPY", 1234 KWD → "1.234 KWD". */
-export function formatMoney(minor: number, currency: string): string {
-  try {
-    return `${toWireAmount(minor, currency)} ${currency}`;
-  } catch {
-    return `${minor} (minor units) ${currency}`;
-  }
-}
+export const formatMoney = moneyText;
 
 /** `2025-03-01 14:05 UTC`: staff in several time zones read the same text. */
 export function formatDateTime(date: Date): string {

@@ -4,7 +4,7 @@ export type { AdminGatewayClient, AdminKit, AdminRouterOptions, Staff } from './
 export { JOB_ACTIONS, JOB_ITEM_STATUSES, createMemoryAdminStore } from './store.js';
 export type {
   AdminJob, AdminStore, JobAction, JobItem, JobItemStatus, JobItemUpdate, JobStatus, JobSummary, NewJob,
-  PayoutPatch, PayoutRecord, PayoutStatus, SavePayoutResult,
+  PayoutPatch, PayoutRecord, PayoutStatus, SavePayoutResult, UnmatchedNotification,
 } from './store.js';
 export { createSqliteAdminStore } from './stores/sqlite.js';
 export type { SqliteAdminStoreOptions } from './stores/sqlite.js';

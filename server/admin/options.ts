@@ -28,6 +28,10 @@ export interface AdminKit {
   client: AdminGatewayClient;
   engine: ReconcileEngine;
   store: OrderStore;
+  /** The checkout kit's admin store: the default `adminStore`, so payout notifications find the payouts staff send. */
+  adminStore?: AdminStore;
+  /** A checkout kit's context: its notify URL is the default `payoutNotifyUrl`. */
+  context?: { urls: { notify(): string } };
 }
 
 export interface AdminRouterOptions {
@@ -49,6 +53,8 @@ export interface AdminRouterOptions {
   allowedOrigins?: string[];
   /** Resume interrupted jobs when the router is created (default true). */
   resumeOnStart?: boolean;
+  /** `notify_url` sent with every payout. Default: the checkout kit's notify URL, when `kit` is one. */
+  payoutNotifyUrl?: string;
 }
 
 export interface ResolvedAdminOptions {
@@ -62,6 +68,7 @@ export interface ResolvedAdminOptions {
   onUnauthenticated: AdminRouterOptions['onUnauthenticated'];
   allowedOrigins: Set<string>;
   resumeOnStart: boolean;
+  payoutNotifyUrl: string | undefined;
 }
 
 const fn = (what: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { message: `must be ${what}` });
@@ -79,7 +86,10 @@ const schema = z.strictObject({
     store: withMethods('get', 'getByOrderNo', 'list', 'listEvents'),
   }),
   authorize: fn('a function (req) => Staff | null'),
-  adminStore: withMethods('createJob', 'getJob', 'updateJobItems', 'setJobStatus', 'listJobs', 'savePayout', 'updatePayout', 'getPayout', 'listPayouts').optional(),
+  adminStore: withMethods(
+    'createJob', 'getJob', 'updateJobItems', 'setJobStatus', 'listJobs', 'savePayout', 'updatePayout', 'getPayout', 'listPayouts',
+    'getPayoutByTransactionId', 'recordNotification', 'listNotifications',
+  ).optional(),
   csrfSecret: z.string().min(32, 'must be at least 32 characters'),
   mountPath: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'must be a path starting with /').optional(),
   logger: withMethods('debug', 'info', 'warn', 'error').optional(),
@@ -87,6 +97,7 @@ const schema = z.strictObject({
   onUnauthenticated: fn('a function (req, res) => void').optional(),
   allowedOrigins: z.array(z.url({ protocol: /^https?$/ })).optional(),
   resumeOnStart: z.boolean().optional(),
+  payoutNotifyUrl: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 const FIXES: Record<string, string> = {
@@ -103,6 +114,7 @@ const FIXES: Record<string, string> = {
   onUnauthenticated: 'pass (req, res) => res.redirect("/login"), or leave it out for a 401 page',
   allowedOrigins: 'pass absolute origins such as "https://shop.example"',
   resumeOnStart: 'use true or false',
+  payoutNotifyUrl: 'pass the absolute URL of the checkout kit\'s notify route, e.g. "https://shop.example/checkout/notify"',
 };
 
 export function resolveAdminOptions(input: unknown): ResolvedAdminOptions {
@@ -125,7 +137,8 @@ export function resolveAdminOptions(input: unknown): ResolvedAdminOptions {
   return {
     kit: { client: o.kit.client, engine: o.kit.engine, store: o.kit.store },
     authorize: o.authorize,
-    adminStore: o.adminStore ?? createMemoryAdminStore(),
+    // The kit's store by default: payout notifications reach the kit, which finds payouts there.
+    adminStore: o.adminStore ?? o.kit.adminStore ?? createMemoryAdminStore(),
     csrfSecret: o.csrfSecret,
     mountPath: o.mountPath?.replace(/\/+$/, ''),
     logger: o.logger ? redactingLogger(o.logger) : silentLogger,
@@ -133,5 +146,6 @@ export function resolveAdminOptions(input: unknown): ResolvedAdminOptions {
     onUnauthenticated: o.onUnauthenticated,
     allowedOrigins: new Set((o.allowedOrigins ?? []).map((u) => new URL(u).origin)),
     resumeOnStart: o.resumeOnStart ?? true,
+    payoutNotifyUrl: o.payoutNotifyUrl ?? o.kit.context?.urls.notify(),
   };
 }

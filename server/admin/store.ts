@@ -84,6 +84,23 @@ export interface PayoutRecord {
 
 export type PayoutPatch = Partial<Pick<PayoutRecord, 'status' | 'transactionId' | 'message' | 'response'>>;
 
+/** A verified notification that no order and no payout matches, kept for staff to look at. */
+export interface UnmatchedNotification {
+  /** The notification's dedupe key: the same notification redelivered is kept once. */
+  dedupeKey: string;
+  /** payment, refund, dispute, payout or unrecognised. */
+  kind: string;
+  /** `webhooks_type` as sent. */
+  type: string;
+  orderNo: string | null;
+  transactionId: string | null;
+  /** Why the kit could not read it, when it could not. */
+  problem: string | null;
+  /** Card-free fields of the notification. */
+  summary: Record<string, string>;
+  receivedAt: Date;
+}
+
 export type SavePayoutResult = { saved: true; payout: PayoutRecord } | { saved: false; existing: PayoutRecord };
 
 export interface AdminStore {
@@ -102,6 +119,13 @@ export interface AdminStore {
   getPayout(requestId: string): Promise<PayoutRecord | null>;
   /** Newest first. */
   listPayouts(query: { limit: number; offset?: number }): Promise<PayoutRecord[]>;
+  /** The payout the gateway gave this transaction id (payout notifications name it). */
+  getPayoutByTransactionId(transactionId: string): Promise<PayoutRecord | null>;
+
+  /** Keeps a notification no order or payout matches; false when one with its dedupeKey is kept already. */
+  recordNotification(notification: UnmatchedNotification): Promise<boolean>;
+  /** Newest first. */
+  listNotifications(query: { limit: number; offset?: number }): Promise<UnmatchedNotification[]>;
 
   /** Optional. Releases connections. */
   close?(): Promise<void>;

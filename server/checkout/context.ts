@@ -2,6 +2,7 @@
  * What every checkout handler receives: validated options, the gateway client, the order store,
  * the reconcile engine, URL tokens and the absolute URLs the gateway and the shopper are sent to.
  */
+import type { AdminStore } from '../admin/store.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { Logger } from '../logging.js';
 import type { ReconcileEngine } from '../orders/engine-types.js';
@@ -25,6 +26,8 @@ export interface KitContext {
   client: GatewayClient;
   store: OrderStore;
   engine: ReconcileEngine;
+  /** Payouts (for payout notifications) and the list of unmatched notifications. */
+  adminStore: AdminStore;
   tokens: UrlTokens;
   urls: KitUrls;
   /** Redacting logger. */

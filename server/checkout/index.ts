@@ -1,12 +1,11 @@
 export { createCheckoutKit, type CheckoutKit, type Sweeper } from '../kit.js';
-export type { CheckoutHooks, CheckoutKitOptions, KitGatewayOptions, KitRateLimitOptions, ResolvedKitOptions, KitSweeperOptions, ThreeDSMode } from './options-types.js';
+export type { CheckoutHooks, CheckoutKitOptions, PayoutChange, KitGatewayOptions, KitRateLimitOptions, ResolvedKitOptions, KitSweeperOptions, ThreeDSMode } from './options-types.js';
 export { OPTION_DEFAULTS, TOKEN_SECRET_MIN_LENGTH, resolveKitOptions } from './options.js';
 export { createKitUrls, type KitContext, type KitUrls } from './context.js';
 export { DEFAULT_TOKEN_TTL_MS, TOKEN_PURPOSES, createUrlTokens, type TokenPurpose, type UrlTokens, type UrlTokensOptions } from './tokens.js';
 export { createPayment, createPaymentSchema, type CreatePaymentInput, type CreatePaymentResult } from './payments.js';
 export { createGatewayPort, chunkOrderNos } from './gateway-port.js';
 export { createCheckoutRouter } from './router.js';
-export { notificationDedupeKey, notificationOutcome } from './notify.js';
 export { createPayRoutes } from './pay.js';
 export { payFormLocals, formatMoney } from './pay-page.js';
 export { createAssetRoutes } from './render-assets.js';

@@ -3,6 +3,7 @@
  * kit's parts read them after validation and defaults (`ResolvedKitOptions`).
  */
 import type { Store as RateLimitStore } from 'express-rate-limit';
+import type { AdminStore, PayoutRecord, PayoutStatus } from '../admin/store.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { SignatureRecipe, SignedOperation } from '../gateway/signing.js';
 import type { Logger } from '../logging.js';
@@ -10,8 +11,21 @@ import type { OrderHooks } from '../orders/engine-types.js';
 import type { OrderStore } from '../orders/store.js';
 import type { PaymentMethodKind } from '../orders/types.js';
 
-/** The shop's callbacks, called by the reconcile engine exactly once per transition. */
-export type CheckoutHooks = OrderHooks;
+/** What a payout notification changed. */
+export interface PayoutChange {
+  from: PayoutStatus;
+  to: PayoutStatus;
+  /** The notification's `webhooks_type` (e.g. `payout`). */
+  type: string;
+}
+
+/**
+ * The shop's callbacks: the order hooks, called by the reconcile engine exactly once per
+ * transition, and `onPayoutChanged`, called once when a payout notification changes a payout's status.
+ */
+export type CheckoutHooks = OrderHooks & {
+  onPayoutChanged?: (payout: PayoutRecord, change: PayoutChange) => void | Promise<void>;
+};
 
 export type ThreeDSMode = 'do3DS' | 'no3DS';
 
@@ -80,6 +94,12 @@ export interface CheckoutKitOptions {
   logger?: Logger;
   /** An existing client (tests); default: one built from `gateway`. */
   client?: GatewayClient;
+  /**
+   * Where payout notifications find their payout and notifications no order matches are kept.
+   * Pass the same store to `createAdminRouter` (or let the admin take `kit.adminStore`).
+   * Default: memory.
+   */
+  adminStore?: AdminStore;
   fetch?: typeof globalThis.fetch;
 }
 
@@ -102,6 +122,7 @@ export interface ResolvedKitOptions {
   /** Redacting logger (wraps the shop's). */
   logger: Logger;
   client: GatewayClient | undefined;
+  adminStore: AdminStore | undefined;
   fetch: typeof globalThis.fetch | undefined;
   /** NODE_ENV === 'production' when the kit was created. */
   production: boolean;

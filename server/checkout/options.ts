@@ -13,7 +13,7 @@ export const TOKEN_SECRET_MIN_LENGTH = 32;
 export const METHOD_KINDS = ['hosted', 'card', 'apm'] as const;
 export const HOOK_NAMES = [
   'onTransition', 'onPaid', 'onAuthorized', 'onFailed', 'onCancelled', 'onExpired', 'onRefunded',
-  'onChargeback', 'onInReview', 'onRequiresAction', 'onAttention',
+  'onChargeback', 'onDispute', 'onInReview', 'onRequiresAction', 'onAttention', 'onPayoutChanged',
 ] as const;
 
 export const OPTION_DEFAULTS = {
@@ -63,6 +63,7 @@ const FIXES: Record<string, string> = {
   'sweeper.batchSize': 'use a whole number from 1 to 100 (the gateway queries at most 100 orders per call)',
   logger: 'pass a pino-compatible logger (debug, info, warn, error functions)',
   client: 'pass a client made by createGatewayClient, or leave client out',
+  adminStore: 'pass the AdminStore the admin uses (createSqliteAdminStore, createPostgresAdminStore, createMemoryAdminStore), or leave it out for memory',
   fetch: 'pass a fetch-compatible function, or leave fetch out',
 };
 
@@ -124,6 +125,7 @@ const shape = {
   }).optional(),
   logger: z.custom((v) => hasFns(v, ['debug', 'info', 'warn', 'error']), 'must be a logger').optional(),
   client: z.custom((v) => typeof v === 'object' && v !== null && hasFns((v as { queries?: unknown }).queries, ['transactions']), 'must be a GatewayClient').optional(),
+  adminStore: z.custom((v) => hasFns(v, ['recordNotification', 'getPayout', 'getPayoutByTransactionId', 'updatePayout', 'listPayouts']), 'must be an AdminStore').optional(),
   fetch: z.custom(isFn, 'must be a function').optional(),
 } satisfies { [K in keyof CheckoutKitOptions]-?: z.ZodType };
 
@@ -243,6 +245,7 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
     sweeper,
     logger: o.logger === undefined ? silentLogger : redactingLogger(o.logger),
     client: o.client,
+    adminStore: o.adminStore,
     fetch: o.fetch,
     production,
   };

@@ -9,6 +9,7 @@ import type { CallOptions, RetryPolicy } from './core.js';
 import { createBatchApi, type BatchApi } from './operations/batch.js';
 import type { BatchItemResult } from './operations/batch-runner.js';
 import type { ClientContext, PayoutAmountUnit } from './operations/context.js';
+import { createNotificationsApi, type NotificationsApi } from './operations/notifications.js';
 import { createOptimise, type OptimiseInput, type OptimiseResult } from './operations/optimise.js';
 import { createPaymentsApi, type PaymentsApi } from './operations/payments.js';
 import { createPayoutsApi, type PayoutsApi } from './operations/payouts.js';
@@ -70,6 +71,8 @@ export interface GatewayClient {
   batch: BatchApi;
   payouts: PayoutsApi;
   subscriptions: SubscriptionsApi;
+  /** Verifies the gateway's notifications with this client's keys (like stripe-node's webhooks.constructEvent). */
+  notifications: NotificationsApi;
   optimise(input: OptimiseInput, options?: CallOptions): Promise<OptimiseResult>;
   updateOrders(
     orders: UpdateOrderInput[],
@@ -172,6 +175,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     batch: createBatchApi(ctx),
     payouts: createPayoutsApi(ctx),
     subscriptions: createSubscriptionsApi(ctx),
+    notifications: createNotificationsApi(ctx),
     optimise: createOptimise(ctx),
     updateOrders: createUpdateOrders(ctx),
     close: () => {

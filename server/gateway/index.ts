@@ -14,6 +14,10 @@ export type { BatchItemResult } from './operations/batch-runner.js';
 export type {
   BatchApi, BatchOrderInput, CancelOrderInput, CaptureOrderInput, RefundOrderInput, ReviewOrderInput,
 } from './operations/batch.js';
+export {
+  DEDUPE_FIELDS, notificationDedupeKey, notificationOutcome, refundDedupeKey,
+  type NotificationFact, type NotificationKind, type NotificationsApi,
+} from './operations/notifications.js';
 export type { OptimiseInput, OptimiseResult, RankedPaymentMethod } from './operations/optimise.js';
 export {
   apmPaymentInputSchema, checkoutInputSchema, directPaymentInputSchema, lineItemSchema,

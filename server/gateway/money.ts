@@ -46,6 +46,18 @@ export function toWireAmount(minor: number, currency: string, field = 'amount'):
   return `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
 }
 
+/**
+ * Minor units as text for people (logs, attention reasons, admin pages): 1050 USD → "10.50 USD",
+ * 1000 JPY → "1000 JPY", 1234 KWD → "1.234 KWD". Never throws: a bad currency or amount is named as such.
+ */
+export function moneyText(minor: number, currency: string): string {
+  try {
+    return `${toWireAmount(minor, currency)} ${currency}`;
+  } catch {
+    return `${String(minor)} (minor units) ${currency}`;
+  }
+}
+
 const WIRE_AMOUNT_RE = /^(\d{1,15})(?:\.(\d{1,15}))?$/;
 
 /**

@@ -3,9 +3,11 @@
  * answer over a claim, and building the card-free events the engine writes.
  */
 import type { PaymentOutcome } from '../gateway/codes.js';
+import { moneyText } from '../gateway/money.js';
 import type { Logger } from '../logging.js';
 import type { GatewayOrderFact, PaymentFact } from './engine-types.js';
 import { MASKED_CARD_RE, cardFree } from './fact-schema.js';
+import { OUTCOME_STATE, TRANSITIONS } from './state-machine.js';
 import type { FactSource, NewEvent, Order, OrderState } from './types.js';
 
 /** Outcomes that move money or end the payment: confirmed with the gateway when asked. */
@@ -23,6 +25,16 @@ const DEFAULT_ACTOR: Record<FactSource, string | null> = {
   api: null,
 };
 
+/** How every mismatch reason starts, so a later confirmed fact can tell it from other reasons. */
+const MISMATCH_RE = /^The [a-z]+ reported a different /;
+
+/** The attention text without mismatch reasons (null when nothing else is left). */
+export function withoutMismatchReasons(attention: string | null): string | null {
+  if (attention === null) return null;
+  const kept = attention.split('\n').filter((line) => !MISMATCH_RE.test(line));
+  return kept.length === 0 ? null : kept.join('\n');
+}
+
 /** What does not match between the fact and the order, or null when everything given matches. */
 export function mismatchOf(order: Order, fact: PaymentFact): string | null {
   const problems: string[] = [];
@@ -30,12 +42,24 @@ export function mismatchOf(order: Order, fact: PaymentFact): string | null {
   if (fact.currency !== undefined && fact.currency !== order.currency) problems.push('currency');
   if (fact.amount !== undefined && fact.amount !== order.amount) problems.push('amount');
   if (problems.length === 0) return null;
-  const claimed = `${fact.amount ?? order.amount} ${fact.currency ?? order.currency}`;
+  const claimed = moneyText(fact.amount ?? order.amount, fact.currency ?? order.currency);
   return (
     `The ${fact.source === 'notify' ? 'notification' : fact.source} reported a different ${problems.join(' and ')} ` +
-    `(${claimed} for order ${fact.orderNo ?? order.orderNo}; the order is ${order.amount} ${order.currency}). ` +
+    `(${claimed} for order ${fact.orderNo ?? order.orderNo}; the order is ${moneyText(order.amount, order.currency)}). ` +
     'Not applied: check the payment in the gateway portal.'
   );
+}
+
+/**
+ * True when the gateway's answer has not caught up with the claim yet: it knows no outcome, or the
+ * claim is a later step the order could still take from the answer's state (paid while the query
+ * still says requires_action, refunded while it says paid). Such a claim is neither applied nor
+ * refused, and not marked seen: its sender asks again later.
+ */
+export function answerIsBehind(claim: PaymentOutcome, answer: PaymentOutcome): boolean {
+  if (claim === answer || claim === 'unknown') return false;
+  if (answer === 'unknown') return true;
+  return TRANSITIONS[OUTCOME_STATE[answer]].includes(OUTCOME_STATE[claim]);
 }
 
 /** The claim with the gateway's answer in place of every payment detail. */

@@ -85,8 +85,10 @@ export interface ApplyResult {
   /** Why nothing was applied (noop, rejected, mismatch, busy…). */
   reason?: string;
   /**
-   * True when confirmation was asked for and the gateway did not know the order: nothing was
-   * applied and the dedupe key was not recorded, so a retried notification is applied later.
+   * True when confirmation was asked for and the gateway did not confirm the claim: it did not
+   * know the order (nothing applied), or its answer has not caught up with the claim (the answer
+   * was applied for what it says, e.g. requires_action, declined). Either way the fact's dedupe
+   * key was not recorded, so the same claim retried later is applied once the gateway confirms it.
    */
   unconfirmed?: boolean;
 }
@@ -117,6 +119,10 @@ export interface RefundInfo extends TransitionInfo {
   refundedAmount: number;
 }
 
+export interface DisputeInfo extends TransitionInfo {
+  reason: string | null;
+}
+
 export type OrderHook<I = TransitionInfo> = (order: Order, info: I) => void | Promise<void>;
 
 /** The shop's reactions. Each is called once per transition, after it is stored. */
@@ -131,6 +137,12 @@ export interface OrderHooks {
   /** partially_refunded (more refunded) or refunded. */
   onRefunded?: OrderHook<RefundInfo>;
   onChargeback?: OrderHook;
+  /**
+   * The order moved to `chargeback` (a dispute or chargeback notification, or the gateway's
+   * query); called after `onChargeback`. `reason` is the gateway's chargeback_reason
+   * (`order.data.chargebackReason`), when it gave one.
+   */
+  onDispute?: OrderHook<DisputeInfo>;
   onInReview?: OrderHook;
   onRequiresAction?: OrderHook;
   /** Whenever the order's attention text gains reasons; `reason` holds the new ones, one per line. */

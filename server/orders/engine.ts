@@ -9,7 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../logging.js';
-import { CONFIRMABLE_OUTCOMES, factEvent, factFromAnswer, mismatchOf, withGatewayAnswer } from './engine-facts.js';
+import { CONFIRMABLE_OUTCOMES, answerIsBehind, factEvent, factFromAnswer, mismatchOf, withGatewayAnswer, withoutMismatchReasons } from './engine-facts.js';
 import type { EventContext } from './engine-facts.js';
 import type { ApplyOptions, ApplyResult, GatewayOrderFact, PaymentFact, ReconcileEngine, ReconcileEngineOptions } from './engine-types.js';
 import { cardFree, parseFact } from './fact-schema.js';
@@ -33,6 +33,20 @@ const AFTER_CAPTURE_OUTCOMES: ReadonlySet<PaymentFact['outcome']> = new Set(['re
  */
 const needsLease = (fact: PaymentFact, leaseOwner: string | undefined): boolean =>
   leaseOwner !== undefined || (fact.confirm === true && CONFIRMABLE_OUTCOMES.has(fact.outcome)) || AFTER_CAPTURE_OUTCOMES.has(fact.outcome);
+
+/** The gateway's own answer: a notification confirmed by query, or a fact built from a query. */
+const isConfirmed = (fact: PaymentFact, confirmed: EventContext['confirmed']): boolean =>
+  confirmed !== undefined || fact.data?.confirmedBy === 'query';
+
+/**
+ * A transition the gateway confirmed settles the order with the order's own amount and currency
+ * (a mismatching one never gets here): a mismatch flagged earlier is stale, so its reason goes.
+ */
+function clearStaleMismatch(order: Order, patch: OrderPatch): OrderPatch {
+  const current = patch.attention === undefined ? order.attention : patch.attention;
+  const cleared = withoutMismatchReasons(current);
+  return cleared === current ? patch : { ...patch, attention: cleared };
+}
 
 interface Settled {
   result: ApplyResult;
@@ -118,22 +132,37 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
 
     let fact = claim;
     let confirmed: EventContext['confirmed'];
+    /** Why the claim stays unconfirmed (not seen) although the gateway's answer was applied. */
+    let unconfirmed: string | undefined;
     if (confirming) {
       const answer = await queryGateway(order.orderNo);
       if (!answer) {
-        // No dedupe key: a retried notification must be applied once the gateway knows the order.
+        // Not under the fact's dedupe key: a retried notification must be applied once the gateway knows the order.
         const reason = 'the gateway does not know this order (yet)';
-        await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason, dedupeKey: null }));
+        const dedupeKey = claim.dedupeKey === undefined ? null : `unconfirmed:${claim.dedupeKey}`;
+        await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason, dedupeKey }));
         return { result: { status: 'noop', order, reason, unconfirmed: true } };
       }
       fact = withGatewayAnswer(claim, answer);
       confirmed = { claimed: claim.outcome };
       const answerMismatch = mismatchOf(order, fact);
       if (answerMismatch !== null) return flagMismatch(order, fact, answerMismatch, confirmed);
+      if (answerIsBehind(claim.outcome, answer.outcome)) {
+        // The gateway has not caught up with the claim (paid while it still says requires_action).
+        // Its answer is applied for what it says, without the claim's dedupe key: the claim is not
+        // seen, so the same claim retried once the gateway confirms it is applied then.
+        unconfirmed = `the gateway does not confirm ${claim.outcome} yet (it says ${answer.outcome})`;
+        fact = { ...fact, dedupeKey: undefined };
+        const dedupeKey = claim.dedupeKey === undefined ? null : `unconfirmed:${claim.dedupeKey}`;
+        await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason: unconfirmed, dedupeKey }));
+      }
     }
 
     let before: StoredChange | undefined;
-    const done = (settled: Settled): Settled => (before === undefined ? settled : { ...settled, before });
+    const done = (settled: Settled): Settled => {
+      const withBefore = before === undefined ? settled : { ...settled, before };
+      return unconfirmed === undefined ? withBefore : { ...withBefore, result: { ...withBefore.result, unconfirmed: true, reason: unconfirmed } };
+    };
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       // Planned from the order just read, again after every lost compare-and-set.
       const plan = planFact(order, fact, logger, now);
@@ -162,7 +191,8 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
         return done({ result: { status: 'noop', order, event: appended.event, reason: plan.reason } });
       }
       const written = event({ type: plan.type, fact: plan.fact, order, to: plan.moved?.to, reason: plan.reason, confirmed });
-      const patch = fact.method === undefined || fact.method === order.method ? plan.patch : { ...plan.patch, method: fact.method };
+      const withMethod = fact.method === undefined || fact.method === order.method ? plan.patch : { ...plan.patch, method: fact.method };
+      const patch = plan.moved && isConfirmed(fact, confirmed) ? clearStaleMismatch(order, withMethod) : withMethod;
       const stored = await store.transition(order.id, order.version, patch, written);
       if (stored.ok) {
         const storedEvent = stored.event ?? undefined;

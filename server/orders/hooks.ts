@@ -18,7 +18,7 @@ export interface StoredChange {
   attention?: string;
 }
 
-type StateHook = Exclude<keyof OrderHooks, 'onTransition' | 'onAttention' | 'onRefunded'>;
+type StateHook = Exclude<keyof OrderHooks, 'onTransition' | 'onAttention' | 'onRefunded' | 'onDispute'>;
 
 const STATE_HOOK: Partial<Record<OrderState, StateHook | 'onRefunded'>> = {
   paid: 'onPaid',
@@ -32,6 +32,11 @@ const STATE_HOOK: Partial<Record<OrderState, StateHook | 'onRefunded'>> = {
   chargeback: 'onChargeback',
   in_review: 'onInReview',
   requires_action: 'onRequiresAction',
+};
+
+/** Hooks called after the state's own hook, with what the order's data says about the move. */
+const FOLLOW_UP_HOOK: Partial<Record<OrderState, 'onDispute'>> = {
+  chargeback: 'onDispute',
 };
 
 /** The hook named for a target state, if any (pending and created have none). */
@@ -76,6 +81,11 @@ export async function runHooks(hooks: OrderHooks, change: StoredChange, store: O
     } else if (name !== undefined) {
       const hook = hooks[name];
       if (hook) await guarded(name, () => hook(fresh(), info));
+    }
+    const { onDispute } = hooks;
+    if (FOLLOW_UP_HOOK[info.to] === 'onDispute' && onDispute) {
+      const reason = typeof order.data.chargebackReason === 'string' ? order.data.chargebackReason : null;
+      await guarded('onDispute', () => onDispute(fresh(), { ...info, reason }));
     }
   }
   if (change.attention !== undefined) {

@@ -59,6 +59,8 @@ export function registerPayoutRoutes(router: Router, ctx: RouteContext): void {
     let input;
     try {
       input = buildPayoutInput(values, requestId);
+      // The payout's result notification reaches the kit, which updates this record.
+      if (ctx.options.payoutNotifyUrl !== undefined) input = { ...input, notify_url: ctx.options.payoutNotifyUrl };
       const checked = payoutInputSchema.safeParse(input);
       if (!checked.success) throw new ValidationError(zodIssuesToFields(checked.error));
     } catch (err) {
@@ -94,6 +96,12 @@ export function registerPayoutRoutes(router: Router, ctx: RouteContext): void {
       kind: ok ? 'ok' : saved?.status === 'unknown' ? 'warning' : 'error',
       text: ok ? `Payout sent: ${saved.message ?? 'accepted'}.` : `Payout not completed: ${saved?.message ?? 'unknown'}.`,
     });
+  });
+
+  // Signed notifications nothing matched (checkout/notification-facts.ts keeps them here).
+  router.get('/notifications', async (_req, res) => {
+    const notifications = await adminStore.listNotifications({ limit: 200 });
+    sendView(res, ctx.views, 'notifications', { title: 'Notifications', section: 'notifications', notifications });
   });
 
   router.get('/payouts/:requestId', async (req, res) => {

@@ -12,6 +12,7 @@ import type {
   PayoutPatch,
   PayoutRecord,
   SavePayoutResult,
+  UnmatchedNotification,
 } from '../store.js';
 
 function copyJob(job: AdminJob): AdminJob {
@@ -37,6 +38,8 @@ export function createMemoryAdminStore(options: { now?: () => Date } = {}): Admi
   const now = options.now ?? (() => new Date());
   const jobs = new Map<string, AdminJob>();
   const payouts = new Map<string, PayoutRecord>();
+  const notifications = new Map<string, UnmatchedNotification>();
+  const copyNotification = (n: UnmatchedNotification): UnmatchedNotification => ({ ...n, summary: { ...n.summary }, receivedAt: new Date(n.receivedAt) });
 
   return {
     createJob(input: NewJob): Promise<AdminJob> {
@@ -109,6 +112,20 @@ export function createMemoryAdminStore(options: { now?: () => Date } = {}): Admi
       const all = [...payouts.values()].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
       const offset = query.offset ?? 0;
       return Promise.resolve(all.slice(offset, offset + query.limit).map(copyPayout));
+    },
+    getPayoutByTransactionId(transactionId) {
+      const p = [...payouts.values()].find((x) => x.transactionId === transactionId);
+      return Promise.resolve(p ? copyPayout(p) : null);
+    },
+    recordNotification(n) {
+      if (notifications.has(n.dedupeKey)) return Promise.resolve(false);
+      notifications.set(n.dedupeKey, copyNotification(n));
+      return Promise.resolve(true);
+    },
+    listNotifications(query) {
+      const all = [...notifications.values()].sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime());
+      const offset = query.offset ?? 0;
+      return Promise.resolve(all.slice(offset, offset + query.limit).map(copyNotification));
     },
   };
 }

@@ -14,6 +14,7 @@ import type {
   JobSummary,
   PayoutRecord,
   PayoutStatus,
+  UnmatchedNotification,
 } from '../store.js';
 import { loadMigrations } from './migrations.js';
 
@@ -43,6 +44,18 @@ interface PayoutRow {
   request_id: string; created_by: string; status: string; amount: number | string | bigint; currency: string;
   beneficiary: string; reference: string; transaction_id: string | null; message: string | null;
   request_json: Record<string, unknown>; response_json: Record<string, unknown> | null; created_at: Date; updated_at: Date;
+}
+
+interface NotificationRow {
+  dedupe_key: string; kind: string; type: string; order_no: string | null; transaction_id: string | null;
+  problem: string | null; summary_json: Record<string, string>; received_at: Date;
+}
+
+function toNotification(row: NotificationRow): UnmatchedNotification {
+  return {
+    dedupeKey: row.dedupe_key, kind: row.kind, type: row.type, orderNo: row.order_no, transactionId: row.transaction_id,
+    problem: row.problem, summary: { ...row.summary_json }, receivedAt: new Date(row.received_at),
+  };
 }
 
 async function migrate(pool: AdminPgPool, schema: string): Promise<void> {
@@ -226,6 +239,24 @@ export async function createPostgresAdminStore(options: PostgresAdminStoreOption
         `SELECT * FROM ${t('admin_payouts')} ORDER BY created_at DESC, request_id DESC LIMIT $1 OFFSET $2`,
         [query.limit, query.offset ?? 0]);
       return list.map(toPayout);
+    },
+    async getPayoutByTransactionId(transactionId) {
+      const [row] = await rows<PayoutRow>('read a payout',
+        `SELECT * FROM ${t('admin_payouts')} WHERE transaction_id = $1 ORDER BY created_at DESC LIMIT 1`, [transactionId]);
+      return row === undefined ? null : toPayout(row);
+    },
+    async recordNotification(n) {
+      const inserted = await rows<{ dedupe_key: string }>('record a notification',
+        `INSERT INTO ${t('admin_notifications')} (dedupe_key, kind, type, order_no, transaction_id, problem, summary_json, received_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (dedupe_key) DO NOTHING RETURNING dedupe_key`,
+        [n.dedupeKey, n.kind, n.type, n.orderNo, n.transactionId, n.problem, JSON.stringify(n.summary), n.receivedAt]);
+      return inserted.length === 1;
+    },
+    async listNotifications(query) {
+      const list = await rows<NotificationRow>('list notifications',
+        `SELECT * FROM ${t('admin_notifications')} ORDER BY received_at DESC, dedupe_key DESC LIMIT $1 OFFSET $2`,
+        [query.limit, query.offset ?? 0]);
+      return list.map(toNotification);
     },
     async close() {
       if (owned) await pool.end?.();

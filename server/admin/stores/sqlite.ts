@@ -14,6 +14,7 @@ import type {
   JobStatus,
   PayoutRecord,
   PayoutStatus,
+  UnmatchedNotification,
 } from '../store.js';
 import { loadMigrations } from './migrations.js';
 import { emptyCounts, parseJsonObject } from './shared.js';
@@ -28,6 +29,18 @@ interface PayoutRow {
   request_id: string; created_by: string; status: string; amount: number; currency: string; beneficiary: string;
   reference: string; transaction_id: string | null; message: string | null; request_json: string;
   response_json: string | null; created_at: number; updated_at: number;
+}
+
+interface NotificationRow {
+  dedupe_key: string; kind: string; type: string; order_no: string | null; transaction_id: string | null;
+  problem: string | null; summary_json: string; received_at: number;
+}
+
+function toNotification(row: NotificationRow): UnmatchedNotification {
+  return {
+    dedupeKey: row.dedupe_key, kind: row.kind, type: row.type, orderNo: row.order_no, transactionId: row.transaction_id,
+    problem: row.problem, summary: (parseJsonObject(row.summary_json) ?? {}) as Record<string, string>, receivedAt: new Date(row.received_at),
+  };
 }
 
 function migrate(db: Database.Database): void {
@@ -108,6 +121,14 @@ export function createSqliteAdminStore(options: SqliteAdminStoreOptions): AdminS
       'SELECT status, COUNT(*) AS n FROM admin_job_items WHERE job_id = ? GROUP BY status',
     ),
     listPayouts: db.prepare<[number, number], PayoutRow>('SELECT * FROM admin_payouts ORDER BY created_at DESC, request_id DESC LIMIT ? OFFSET ?'),
+    payoutByTransaction: db.prepare<[string], PayoutRow>('SELECT * FROM admin_payouts WHERE transaction_id = ? ORDER BY created_at DESC LIMIT 1'),
+    insertNotification: db.prepare(
+      `INSERT INTO admin_notifications (dedupe_key, kind, type, order_no, transaction_id, problem, summary_json, received_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING`,
+    ),
+    listNotifications: db.prepare<[number, number], NotificationRow>(
+      'SELECT * FROM admin_notifications ORDER BY received_at DESC, dedupe_key DESC LIMIT ? OFFSET ?',
+    ),
   };
 
   function readJob(id: string): AdminJob | null {
@@ -213,6 +234,17 @@ export function createSqliteAdminStore(options: SqliteAdminStoreOptions): AdminS
         return row === undefined ? null : toPayout(row);
       }),
     listPayouts: (query) => run('list payouts', () => s.listPayouts.all(query.limit, query.offset ?? 0).map(toPayout)),
+    getPayoutByTransactionId: (transactionId) =>
+      run('read a payout', () => {
+        const row = s.payoutByTransaction.get(transactionId);
+        return row === undefined ? null : toPayout(row);
+      }),
+    recordNotification: (n) =>
+      run('record a notification', () =>
+        s.insertNotification.run(
+          n.dedupeKey, n.kind, n.type, n.orderNo, n.transactionId, n.problem, JSON.stringify(n.summary), n.receivedAt.getTime(),
+        ).changes === 1),
+    listNotifications: (query) => run('list notifications', () => s.listNotifications.all(query.limit, query.offset ?? 0).map(toNotification)),
     close: () =>
       run('close', () => {
         if (owned && db.open) db.close();

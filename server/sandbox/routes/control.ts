@@ -1,7 +1,8 @@
 /**
  * The control API under /_sandbox/ (JSON, loopback only): list state, resend a notification,
  * send it twice, send a batch in shuffled order, send one with a bad signature, raise a
- * chargeback, add and clear faults, reset. The inspector's buttons post here as forms and are
+ * chargeback or a dispute, send a crafted notification the transaction does not (yet) match,
+ * add and clear faults, reset. The inspector's buttons post here as forms and are
  * sent back to the inspector.
  */
 import { randomInt } from 'node:crypto';
@@ -13,9 +14,12 @@ import type { FaultRule } from '../faults.js';
 import { LOOPBACK_IPS } from '../options.js';
 import { jsonReply, param, SandboxHttpError, sendReply, str, type Reply } from '../http.js';
 import type { NotificationInput } from '../notifier.js';
-import { notify, setStatus } from '../payments.js';
-import type { SandboxNotification } from '../types.js';
+import { notificationFields, notify, setStatus, signResult } from '../payments.js';
+import type { SandboxNotification, SandboxTransaction } from '../types.js';
 import { PAYMENT_STATUS } from '../wire/codes.js';
+
+/** Fields a crafted notification may set. */
+const NOTIFY_OVERRIDES = ['order_status', 'payment_status', 'result_info', 'amount', 'currency', 'webhooks_type', 'chargeback_reason'] as const;
 
 export interface ControlHooks {
   /** Clears faults, timers and the ledger. */
@@ -142,15 +146,43 @@ export function mountControl(app: Express, ctx: SandboxContext, hooks: ControlHo
     return { sent: await ctx.notifier.sendInOrder(shuffled(chosen).map((d) => copyOf(d, 'shuffle'))) };
   }));
 
-  app.post('/_sandbox/transactions/:id/chargeback', control(ctx, (req, fields) => {
+  const transactionOf = (req: Request): SandboxTransaction => {
     const tx = ctx.ledger.tx.get(param(req, 'id')) ?? ctx.ledger.transaction(param(req, 'id'));
     if (tx === undefined) throw new SandboxHttpError(404, 'I0404', 'id', `no transaction ${param(req, 'id')}`);
-    const reason = str(fields, 'reason') || 'Fraudulent transaction (sandbox)';
-    tx.chargebackReason = reason;
-    setStatus(tx, { orderStatus: tx.orderStatus, paymentStatus: PAYMENT_STATUS.chargeback, resultInfo: tx.resultInfo }, `chargeback: ${reason}`);
-    ctx.ledger.saveTransaction(tx);
-    notify(ctx, tx, 'chargeback', { chargeback_reason: reason });
-    return { transaction: tx };
+    return tx;
+  };
+
+  // A dispute is notified as `dispute`, a chargeback as `chargeback`; both end as a chargeback.
+  for (const kind of ['chargeback', 'dispute'] as const) {
+    app.post(`/_sandbox/transactions/:id/${kind}`, control(ctx, (req, fields) => {
+      const tx = transactionOf(req);
+      const reason = str(fields, 'reason') || (kind === 'dispute' ? 'Goods not received (sandbox)' : 'Fraudulent transaction (sandbox)');
+      tx.chargebackReason = reason;
+      setStatus(tx, { orderStatus: tx.orderStatus, paymentStatus: PAYMENT_STATUS.chargeback, resultInfo: tx.resultInfo }, `${kind}: ${reason}`);
+      ctx.ledger.saveTransaction(tx);
+      notify(ctx, tx, kind, { chargeback_reason: reason });
+      return { transaction: tx };
+    }));
+  }
+
+  // A notification that says something the transaction does not (yet): sent ahead of the
+  // transaction's own state, with another amount, or of a kind the shop may not know. The
+  // transaction is left as it is; the delivery is retried like any other.
+  app.post('/_sandbox/transactions/:id/notify', control(ctx, (req, fields) => {
+    const tx = transactionOf(req);
+    const overrides: Record<string, string> = {};
+    for (const name of NOTIFY_OVERRIDES) {
+      const value = fields[name];
+      if (typeof value === 'string' && value !== '') overrides[name] = value;
+    }
+    const type = overrides.webhooks_type ?? 'payment';
+    const body: Record<string, string> = { ...notificationFields(ctx, tx, 'payment'), ...overrides, webhooks_type: type };
+    body.encryption_data = signResult(ctx, body);
+    const sent = ctx.notifier.enqueue({
+      merchantId: tx.merchantId, accountId: tx.accountId, transactionId: tx.transactionId, orderNo: tx.orderNo,
+      webhooksType: type, url: str(fields, 'url') || tx.notifyUrl, fields: body, origin: 'crafted',
+    });
+    return { sent };
   }));
 
   app.post('/_sandbox/faults', control(ctx, (_req, fields) => ({ fault: ctx.faults.add(faultFromFields(fields)) })));

@@ -13,6 +13,7 @@ import {
   createMemoryAdminStore, createPostgresAdminStore, createSqliteAdminStore,
   type AdminStore, type PayoutRecord, type AdminPgPool,
 } from '../../../server/admin/index.js';
+import { loadMigrations } from '../../../server/admin/stores/migrations.js';
 import { createPglitePool } from '../../helpers/pglite-pool.js';
 
 interface Opened {
@@ -129,6 +130,28 @@ function describeAdminStore(name: string, open: () => Promise<Opened>): void {
       expect((await store.listPayouts({ limit: 1, offset: 1 })).map((p) => p.requestId)).toEqual([a]);
     }));
 
+    it('finds a payout by its gateway transaction id', withStore(async ({ store }) => {
+      const requestId = randomUUID();
+      await store.savePayout(payout(requestId));
+      expect(await store.getPayoutByTransactionId('TX-P1')).toBeNull();
+      await store.updatePayout(requestId, { transactionId: 'TX-P1' });
+      expect((await store.getPayoutByTransactionId('TX-P1'))?.requestId).toBe(requestId);
+    }));
+
+    it('keeps an unmatched notification once per dedupe key, newest first, and across a restart', withStore(async ({ store, reopen }) => {
+      const note = (key: string, at: string) => ({
+        dedupeKey: key, kind: 'unrecognised', type: 'settlement', orderNo: 'NO-1', transactionId: null, problem: 'unknown webhooks_type "settlement"',
+        summary: { webhooks_type: 'settlement', amount: '1.00' }, receivedAt: new Date(at),
+      });
+      expect(await store.recordNotification(note('k1', '2025-01-01T00:00:00Z'))).toBe(true);
+      expect(await store.recordNotification(note('k1', '2025-01-03T00:00:00Z'))).toBe(false);
+      expect(await store.recordNotification(note('k2', '2025-01-02T00:00:00Z'))).toBe(true);
+      const list = await (await reopen()).listNotifications({ limit: 10 });
+      expect(list.map((n) => n.dedupeKey)).toEqual(['k2', 'k1']);
+      expect(list[1]).toEqual(note('k1', '2025-01-01T00:00:00Z'));
+      expect((await store.listNotifications({ limit: 1, offset: 1 })).map((n) => n.dedupeKey)).toEqual(['k1']);
+    }));
+
     it('returns fresh copies: changing a read changes nothing stored', withStore(async ({ store }) => {
       const id = randomUUID();
       await store.createJob({ id, action: 'capture', createdBy: 'gina', orderNos: ['A'] });
@@ -165,7 +188,7 @@ describe('AdminStore: SQLite on a shared connection', () => {
     await first.createJob({ id: 'j1', action: 'capture', createdBy: 'gina', orderNos: ['A'] });
     const second = createSqliteAdminStore({ database: db });
     expect((await second.getJob('j1'))?.items).toHaveLength(1);
-    expect(db.prepare('SELECT COUNT(*) AS n FROM admin_schema_migrations').get()).toEqual({ n: 1 });
+    expect(db.prepare('SELECT COUNT(*) AS n FROM admin_schema_migrations').get()).toEqual({ n: loadMigrations('sqlite').length });
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
     expect(tables.map((t) => t.name).every((n) => n.startsWith('admin_'))).toBe(true);
     await second.close?.();
@@ -202,7 +225,7 @@ describe('AdminStore: PostgreSQL migrations', () => {
     await a.createJob({ id: 'j', action: 'cancel', createdBy: 'x', orderNos: ['A'] });
     expect((await b.getJob('j'))?.action).toBe('cancel');
     const { rows } = await p.query(`SELECT version FROM "${schema}".admin_schema_migrations`);
-    expect(rows).toHaveLength(1);
+    expect(rows).toHaveLength(loadMigrations('postgres').length);
     await p.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await expect(createPostgresAdminStore({ pool: p, schema: 'bad"; drop' })).rejects.toMatchObject({ code: 'ERR_CONFIG', option: 'schema' });
   });

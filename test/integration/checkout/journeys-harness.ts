@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import express, { type RequestHandler } from 'express';
 import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
 import type { CheckoutKitOptions } from '../../../server/checkout/options-types.js';
-import type { OrderHooks } from '../../../server/orders/engine-types.js';
+import type { CheckoutHooks as OrderHooks } from '../../../server/checkout/options-types.js';
 import type { Logger } from '../../../server/logging.js';
 import { createSandbox, type Sandbox, type SandboxListener } from '../../../server/sandbox/index.js';
 import { createSqliteStore } from '../../../server/orders/stores/sqlite.js';
@@ -44,7 +44,7 @@ export interface Harness {
 
 const HOOK_NAMES = [
   'onTransition', 'onPaid', 'onAuthorized', 'onFailed', 'onCancelled', 'onExpired', 'onRefunded',
-  'onChargeback', 'onInReview', 'onRequiresAction', 'onAttention',
+  'onChargeback', 'onDispute', 'onInReview', 'onRequiresAction', 'onAttention', 'onPayoutChanged',
 ] as const;
 
 function capturingLogger(lines: string[]): Logger {
@@ -73,8 +73,8 @@ export async function startHarness(kitOptions: Partial<CheckoutKitOptions> = {})
 
   const hooks: OrderHooks = {};
   for (const name of HOOK_NAMES) {
-    (hooks as Record<string, unknown>)[name] = (order: { orderNo: string }, info?: { from?: string; to?: string }) => {
-      hookCalls.push({ hook: name, orderNo: order.orderNo, from: typeof info === 'object' ? info.from : undefined, to: typeof info === 'object' ? info.to : undefined });
+    (hooks as Record<string, unknown>)[name] = (order: { orderNo?: string; requestId?: string }, info?: { from?: string; to?: string }) => {
+      hookCalls.push({ hook: name, orderNo: order.orderNo ?? order.requestId ?? '', from: typeof info === 'object' ? info.from : undefined, to: typeof info === 'object' ? info.to : undefined });
     };
   }
   // Journeys run on the embedded default adapter, a real SQLite file, unless a test passes a store.

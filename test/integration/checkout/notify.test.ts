@@ -99,31 +99,49 @@ describe('POST /notify reads the body whatever the shop mounted', () => {
   });
 });
 
-describe('POST /notify refuses what it cannot trust or use, changing nothing', () => {
-  it('a field that fails validation → 400 naming the field', async () => {
+describe('POST /notify takes every signed notification, refuses only what it cannot trust', () => {
+  // The gateway retries anything but a 2xx for about 36 hours: a signed notification the kit
+  // cannot read is kept and acknowledged, never answered 4xx.
+  it('an unknown webhooks_type → 200, kept as an unrecognised event on the order, flagged once, state unchanged', async () => {
     const { orderNo, fields } = await heldNotification('N-INVALID');
     const before = await orderOf(orderNo);
-    const res = await form(resign(fields, { webhooks_type: 'nonsense' }));
-    expect(res.status).toBe(400);
-    expect(await res.text()).toMatch(/webhooks_type/);
+    const unknown = resign(fields, { webhooks_type: 'settlement_report' });
+    for (let i = 0; i < 2; i++) {
+      const res = await form(unknown);
+      expect(res.status).toBe(200);
+    }
     const after = await orderOf(orderNo);
-    expect(after.version).toBe(before.version);
-    expect(await h.kit.store.listEvents(after.id)).toHaveLength((await h.kit.store.listEvents(before.id)).length);
+    expect(after.state).toBe('requires_action');
+    expect(after.attention).toMatch(/webhooks_type "settlement_report"/);
+    const events = await h.kit.store.listEvents(after.id);
+    const kept = events.filter((e) => e.type === 'notification_unrecognised');
+    expect(kept).toHaveLength(1);
+    expect(kept[0]?.data.problem).toMatch(/unknown webhooks_type/);
+    expect(kept[0]?.dedupeKey).toBe(notificationDedupeKey(unknown));
+    expect(events.length).toBe((await h.kit.store.listEvents(before.id)).length);
+    expect(h.hookCount('onAttention', orderNo)).toBe(1);
+    expect(h.hookCount('onPaid', orderNo)).toBe(0);
   });
 
-  it('an unparseable amount → 400 naming amount', async () => {
+  it('an unparseable amount → 200, kept as unrecognised naming amount, nothing applied', async () => {
     const { orderNo, fields } = await heldNotification('N-AMOUNT');
     const res = await form(resign(fields, { amount: '25.001' }));
-    expect(res.status).toBe(400);
-    expect(await res.text()).toMatch(/amount/);
-    expect((await orderOf(orderNo)).state).toBe('requires_action');
+    expect(res.status).toBe(200);
+    const order = await orderOf(orderNo);
+    expect(order.state).toBe('requires_action');
+    const kept = (await h.kit.store.listEvents(order.id)).filter((e) => e.type === 'notification_unrecognised');
+    expect(kept.map((e) => e.data.problem)).toEqual([expect.stringMatching(/amount/)]);
   });
 
-  it('an unknown order → 404 and logged, so the gateway keeps retrying', async () => {
+  it('an unknown order → 200 and kept on the list of unmatched notifications, once', async () => {
     const { fields } = await heldNotification('N-UNKNOWN');
-    const res = await form(resign(fields, { order_no: 'NO-SUCH-ORDER', transaction_id: 'NO-SUCH-TX' }));
-    expect(res.status).toBe(404);
-    expect(h.logs.some((l) => l.includes('NO-SUCH-ORDER') && l.includes('unknown order'))).toBe(true);
+    const stray = resign(fields, { order_no: 'NO-SUCH-ORDER', transaction_id: 'NO-SUCH-TX' });
+    expect((await form(stray)).status).toBe(200);
+    expect((await form(stray)).status).toBe(200);
+    const unmatched = (await h.kit.adminStore.listNotifications({ limit: 100 })).filter((n) => n.orderNo === 'NO-SUCH-ORDER');
+    expect(unmatched).toHaveLength(1);
+    expect(unmatched[0]).toMatchObject({ kind: 'payment', transactionId: 'NO-SUCH-TX', dedupeKey: notificationDedupeKey(stray) });
+    expect(h.logs.some((l) => l.includes('NO-SUCH-ORDER') && l.includes('unmatched'))).toBe(true);
   });
 
   it('another merchant account, even correctly signed → 403, recorded as rejected', async () => {

@@ -103,7 +103,7 @@ describe('reconcile engine: applying facts', () => {
     const stored = (await store.get(order.id))!;
     expect(stored.state).toBe('created');
     expect(stored.attention).toMatch(/different amount/);
-    expect(stored.attention).toMatch(/999 EUR/);
+    expect(stored.attention).toMatch(/9\.99 EUR/);
     expect(rec.count('onAttention')).toBe(1);
     expect(rec.count('onPaid')).toBe(0);
     expect(rec.count('onTransition')).toBe(0);
@@ -247,13 +247,35 @@ describe('reconcile engine: confirming with the gateway', () => {
   it("uses the gateway's answer over the claim", async () => {
     const { store, engine, gateway, rec } = setup();
     const order = await makeOrder(store, { state: 'requires_action' });
+    gateway.knows(order, { outcome: 'approved', transactionId: 'T-76' });
+    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'declined', confirm: true, dedupeKey: 'c0' });
+    expect(result).toMatchObject({ status: 'applied', order: { state: 'paid', transactionId: 'T-76' } });
+    expect(result.unconfirmed).toBeUndefined();
+    expect(result.event).toMatchObject({ dedupeKey: 'c0', data: { outcome: 'approved', confirmed: true, claimedOutcome: 'declined' } });
+    expect(rec.count('onPaid')).toBe(1);
+  });
+
+  it('applies an answer behind the claim for what it says, and keeps the claim unseen until the gateway confirms it', async () => {
+    const { store, engine, gateway, rec } = setup();
+    const order = await makeOrder(store, { state: 'requires_action' });
     gateway.knows(order, { outcome: 'declined', transactionId: 'T-77' });
-    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', confirm: true, dedupeKey: 'c1' });
-    expect(result).toMatchObject({ status: 'applied', order: { state: 'declined', transactionId: 'T-77' } });
-    expect(result.event).toMatchObject({ dedupeKey: 'c1', data: { outcome: 'declined', confirmed: true, claimedOutcome: 'approved' } });
+    const claim: PaymentFact = { orderId: order.id, source: 'notify', outcome: 'approved', confirm: true, dedupeKey: 'c1' };
+    const result = await engine.apply(claim);
+    expect(result).toMatchObject({ status: 'applied', unconfirmed: true, order: { state: 'declined', transactionId: 'T-77' } });
+    expect(result.event).toMatchObject({ dedupeKey: null, data: { outcome: 'declined', confirmed: true, claimedOutcome: 'approved' } });
     expect(gateway.calls).toEqual([[order.orderNo]]);
     expect(rec.count('onFailed')).toBe(1);
     expect(rec.count('onPaid')).toBe(0);
+    expect((await store.listEvents(order.id)).some((e) => e.dedupeKey === 'c1')).toBe(false);
+
+    // The gateway catches up (late money): the same claim, retried, is applied and flagged.
+    gateway.knows(order, { outcome: 'approved', transactionId: 'T-77' });
+    const retried = await engine.apply(claim);
+    expect(retried).toMatchObject({ status: 'applied', order: { state: 'paid' } });
+    expect(retried.unconfirmed).toBeUndefined();
+    expect(retried.order?.attention).toMatch(/after the order was declined/);
+    expect(rec.count('onPaid')).toBe(1);
+    expect(await engine.apply(claim)).toMatchObject({ status: 'duplicate' });
   });
 
   it('does not apply when the gateway does not know the order, and keeps the dedupe key free', async () => {

@@ -9,6 +9,8 @@ export interface Size {
   seed: number;
   /** notifyTimeScale: the gateway's 36-hour retry schedule × this (0.0001 ≈ 11 s). */
   chaos: { orders: number; controlOrders: number; batch: number; batchesInFlight: number; notifyTimeScale: number };
+  /** Notifications ahead of the gateway's query (sweeper off). */
+  ahead: { orders: number; notifyTimeScale: number };
   faults: { perCell: number };
   crash: { checkouts: number; killAfterOrders: number };
   multi: { orders: number; copies: number };
@@ -21,6 +23,7 @@ export const FULL: Size = {
   name: 'full',
   seed: 20_260_101,
   chaos: { orders: 500, controlOrders: 25, batch: 50, batchesInFlight: 4, notifyTimeScale: 0.0001 },
+  ahead: { orders: 200, notifyTimeScale: 0.0001 },
   faults: { perCell: 10 },
   crash: { checkouts: 100, killAfterOrders: 50 },
   multi: { orders: 200, copies: 3 },
@@ -33,6 +36,7 @@ export const REDUCED: Size = {
   name: 'reduced',
   seed: 20_260_101,
   chaos: { orders: 48, controlOrders: 4, batch: 50, batchesInFlight: 2, notifyTimeScale: 0.00004 },
+  ahead: { orders: 16, notifyTimeScale: 0.00004 },
   faults: { perCell: 1 },
   crash: { checkouts: 20, killAfterOrders: 10 },
   multi: { orders: 16, copies: 2 },

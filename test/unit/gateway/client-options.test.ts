@@ -18,7 +18,7 @@ const optionOf = (options: Record<string, unknown>): string => {
 describe('createGatewayClient options', () => {
   it('accepts a minimal configuration and exposes every family', () => {
     const client = createGatewayClient(base);
-    expect(Object.keys(client).sort()).toEqual(['batch', 'close', 'optimise', 'payments', 'payouts', 'queries', 'subscriptions', 'updateOrders']);
+    expect(Object.keys(client).sort()).toEqual(['batch', 'close', 'notifications', 'optimise', 'payments', 'payouts', 'queries', 'subscriptions', 'updateOrders']);
   });
 
   it('names the bad option', () => {

@@ -1,0 +1,151 @@
+/**
+ * Where a verified notification goes: a payment, refund or dispute to its order's reconcile
+ * engine; a payout result to the payout staff sent; one the kit does not understand onto its
+ * order as an `notification_unrecognised` event (flagged for staff); and anything no order or
+ * payout matches onto the admin store's list of unmatched notifications. Each is kept durably
+ * before the caller acknowledges it; `retry` means nothing was settled and the gateway should
+ * send it again.
+ */
+import type { PayoutRecord, PayoutStatus } from '../admin/store.js';
+import type { NotificationFact } from '../gateway/operations/notifications.js';
+import type { Order } from '../orders/types.js';
+import type { KitContext } from './context.js';
+
+export interface Taken {
+  status: 'taken' | 'retry';
+  reason?: string;
+}
+
+/** A payout still being submitted may be notified before its transaction id is stored. */
+const SUBMITTING_GRACE_MS = 10 * 60 * 1000;
+
+export async function findNotifiedOrder(ctx: KitContext, orderNo: string | null | undefined, transactionId: string | null | undefined): Promise<Order | null> {
+  const byNo = orderNo != null && orderNo !== '' ? await ctx.store.getByOrderNo(orderNo.slice(0, 50)) : null;
+  if (byNo !== null) return byNo;
+  return transactionId != null && transactionId !== '' ? ctx.store.getByTransactionId(transactionId.slice(0, 50)) : null;
+}
+
+async function keepUnmatched(ctx: KitContext, fact: NotificationFact, why: string): Promise<Taken> {
+  const kept = await ctx.adminStore.recordNotification({
+    dedupeKey: fact.dedupeKey, kind: fact.kind, type: fact.type, orderNo: fact.orderNo, transactionId: fact.transactionId,
+    problem: fact.problem ?? why, summary: fact.summary, receivedAt: new Date(),
+  });
+  ctx.logger.warn({ ...fact.summary, why }, 'checkout: notification kept as unmatched');
+  return { status: 'taken', reason: kept ? why : 'already kept as unmatched' };
+}
+
+async function takeUnrecognised(ctx: KitContext, fact: NotificationFact, order: Order): Promise<Taken> {
+  const problem = fact.problem ?? 'not understood';
+  // Flag first, then record: the reason is the same text for every such notification (staff are
+  // told once, and a retry after a failure in between adds nothing), while the event under the
+  // notification's dedupe key is what makes it seen.
+  const type = fact.type === '' ? '' : ` (webhooks_type "${fact.type.slice(0, 50)}")`;
+  await ctx.engine.apply({
+    orderId: order.id, source: 'notify', actor: 'gateway', outcome: 'unknown',
+    attention: `A notification${type} the kit does not understand was received: see its event and check the order in the gateway portal.`,
+  }, { known: order });
+  const recorded = await ctx.engine.record(order.id, {
+    type: 'notification_unrecognised', source: 'notify', actor: 'gateway', dedupeKey: fact.dedupeKey, data: { ...fact.summary, problem },
+  });
+  return { status: 'taken', reason: recorded.appended ? problem : 'already recorded' };
+}
+
+function payoutStatusOf(fact: NotificationFact): PayoutStatus | null {
+  const status = fact.summary.status;
+  if (status !== undefined) {
+    if (/COMPLETE|SUCCESS|PAID/i.test(status)) return 'completed';
+    if (/FAIL|REJECT|CANCEL|RETURN/i.test(status)) return 'failed';
+    return null;
+  }
+  if (fact.outcome === 'approved') return 'completed';
+  if (fact.outcome === 'declined' || fact.outcome === 'failed' || fact.outcome === 'cancelled') return 'failed';
+  return null;
+}
+
+/** Payout notifications of one payout, one after the other in this process (so the hook fires once per change). */
+const payoutQueues = new WeakMap<KitContext, Map<string, Promise<unknown>>>();
+
+function serialPerPayout<T>(ctx: KitContext, key: string, run: () => Promise<T>): Promise<T> {
+  let queues = payoutQueues.get(ctx);
+  if (queues === undefined) {
+    queues = new Map();
+    payoutQueues.set(ctx, queues);
+  }
+  const previous = queues.get(key) ?? Promise.resolve();
+  const next = previous.then(run, run);
+  const settled = next.catch(() => undefined);
+  queues.set(key, settled);
+  void settled.then(() => {
+    if (queues.get(key) === settled) queues.delete(key);
+  });
+  return next;
+}
+
+async function takePayout(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
+  const key = fact.transactionId ?? fact.summary.request_id ?? '';
+  return serialPerPayout(ctx, key, () => takePayoutNow(ctx, fact));
+}
+
+async function takePayoutNow(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
+  const requestId = fact.summary.request_id;
+  const payout = (fact.transactionId === null ? null : await ctx.adminStore.getPayoutByTransactionId(fact.transactionId))
+    ?? (requestId === undefined ? null : await ctx.adminStore.getPayout(requestId));
+  if (payout === null) {
+    const recent = await ctx.adminStore.listPayouts({ limit: 20 });
+    const inFlight = recent.some((p) => p.status === 'submitting' && Date.now() - p.createdAt.getTime() < SUBMITTING_GRACE_MS);
+    // The gateway's answer (with the transaction id) may not be stored yet: ask again shortly.
+    if (inFlight) return { status: 'retry', reason: 'a payout is still being submitted' };
+    return keepUnmatched(ctx, fact, 'no payout has this transaction id');
+  }
+  const to = payoutStatusOf(fact);
+  if (to === null || to === payout.status) return { status: 'taken', reason: `payout already ${payout.status}` };
+  const message = to === 'failed' ? (fact.resultInfo ?? fact.summary.status ?? 'failed (notification)') : (fact.summary.status ?? 'completed (notification)');
+  const updated = await ctx.adminStore.updatePayout(payout.requestId, {
+    status: to, message, ...(payout.transactionId === null && fact.transactionId !== null ? { transactionId: fact.transactionId } : {}),
+  });
+  if (updated === null) return { status: 'retry', reason: 'the payout vanished' };
+  await payoutHook(ctx, updated, payout.status, fact.type);
+  return { status: 'taken', reason: `payout ${payout.status} → ${to}` };
+}
+
+async function payoutHook(ctx: KitContext, payout: PayoutRecord, from: PayoutStatus, type: string): Promise<void> {
+  const hook = ctx.options.hooks.onPayoutChanged;
+  if (hook === undefined) return;
+  try {
+    await hook(structuredClone(payout), { from, to: payout.status, type });
+  } catch (err) {
+    ctx.logger.error({ requestId: payout.requestId, hook: 'onPayoutChanged', err }, 'Payout hook failed');
+  }
+}
+
+/** Takes one verified notification. Throws only for store or gateway failures (the caller answers 503). */
+export async function takeNotification(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
+  if (fact.kind === 'payout') return takePayout(ctx, fact);
+  const order = await findNotifiedOrder(ctx, fact.orderNo, fact.transactionId);
+  if (order === null) return keepUnmatched(ctx, fact, 'no order has this order_no or transaction_id');
+  if (fact.kind === 'unrecognised') return takeUnrecognised(ctx, fact, order);
+
+  const sameOrderNo = fact.orderNo === null || fact.orderNo === order.orderNo;
+  const refund = fact.outcome === 'partially_refunded' && fact.refundAmount !== null && fact.refundAmount > 0;
+  const result = await ctx.engine.apply({
+    orderId: order.id,
+    ...(sameOrderNo ? {} : { orderNo: fact.orderNo ?? undefined }),
+    transactionId: fact.transactionId,
+    source: 'notify',
+    outcome: fact.outcome,
+    ...(fact.amount === null ? {} : { amount: fact.amount }),
+    ...(fact.currency === null ? {} : { currency: fact.currency }),
+    ...(fact.maskedCard === null ? {} : { maskedCard: fact.maskedCard }),
+    // A partial refund's notification carries this refund's amount; the engine adds it to the
+    // order it reads under the lease, so two refunds notified at once both count.
+    ...(refund ? { refundIncrement: fact.refundAmount ?? 0 } : {}),
+    ...(fact.kind === 'dispute' && fact.chargebackReason !== null ? { orderData: { chargebackReason: fact.chargebackReason.slice(0, 500) } } : {}),
+    dedupeKey: fact.dedupeKey,
+    actor: 'gateway',
+    confirm: ctx.options.confirmNotifications,
+    data: fact.summary,
+  }, { known: order });
+  if (result.status === 'busy' || result.unconfirmed === true) return { status: 'retry', reason: result.reason ?? result.status };
+  if (result.status === 'not_found') return keepUnmatched(ctx, fact, 'the order no longer exists');
+  return { status: 'taken', reason: result.reason ?? result.status };
+}
