@@ -18,6 +18,7 @@ import { notificationSchema } from '../gateway/schemas/notifications.js';
 import { zodIssuesToFields } from '../gateway/schemas/common.js';
 import { resolveRecipes, verifyMessage } from '../gateway/signing.js';
 import { MASKED_CARD_RE } from '../orders/fact-schema.js';
+import type { PaymentFact } from '../orders/engine-types.js';
 import type { Order } from '../orders/types.js';
 import type { KitContext } from './context.js';
 import { sendNoStore } from './no-store.js';
@@ -49,6 +50,12 @@ export function notificationDedupeKey(fields: Readonly<Record<string, string | u
 export function notificationOutcome(fields: Readonly<Record<string, string | undefined>>): PaymentOutcome {
   const fromPayment = outcomeOfPaymentStatus(fields.payment_status);
   return fromPayment !== 'unknown' ? fromPayment : outcomeOfOrderStatus(fields.order_status);
+}
+
+/** The refund a refund notification reports, as the engine's `refunds` field (none without a reference and amount). */
+function refundReport(outcome: PaymentOutcome, referenceId: string | undefined, amount: number | undefined): Pick<PaymentFact, 'refunds'> {
+  if ((outcome !== 'partially_refunded' && outcome !== 'refunded') || referenceId === undefined || referenceId === '' || amount === undefined || amount <= 0) return {};
+  return { refunds: [{ referenceId: referenceId.slice(0, 100), amount, status: 'succeeded' }] };
 }
 
 /** Card-free summary of a notification for events and logs. */
@@ -148,9 +155,9 @@ export function createNotifyRoutes(ctx: KitContext, router: Router = Router()): 
         ...(amount === undefined ? {} : { amount }),
         ...(currency === '' ? {} : { currency }),
         ...(f.card !== undefined && MASKED_CARD_RE.test(f.card) ? { maskedCard: f.card } : {}),
-        // A partial refund's notification carries this refund's amount; the engine adds it to the
-        // order it reads under the lease, so two refunds notified at once both count.
-        ...(outcome === 'partially_refunded' && refundAmount !== undefined && refundAmount > 0 ? { refundIncrement: refundAmount } : {}),
+        // A refund's notification names the refund: one row of the order's refund ledger, counted
+        // once however many times (and by however many roads) it arrives.
+        ...refundReport(outcome, f.refund_reference_id, refundAmount),
         dedupeKey: notificationDedupeKey(f),
         actor: 'gateway',
         confirm: ctx.options.confirmNotifications,

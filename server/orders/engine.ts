@@ -17,6 +17,8 @@ import { runHooks } from './hooks.js';
 import type { StoredChange } from './hooks.js';
 import { BUSY, createOrderLocks } from './order-lock.js';
 import { impliedCapture, planFact } from './engine-plan.js';
+import type { Plan } from './engine-plan.js';
+import { isRefundFact, ledgerStep } from './engine-refunds.js';
 import { mergeAttention } from './state-machine.js';
 import type { Order, OrderPatch } from './types.js';
 
@@ -135,8 +137,13 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     let before: StoredChange | undefined;
     const done = (settled: Settled): Settled => (before === undefined ? settled : { ...settled, before });
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      // Planned from the order just read, again after every lost compare-and-set.
-      const plan = planFact(order, fact, logger, now);
+      // Planned from the order just read, again after every lost compare-and-set. Refunds are
+      // read after the order: rows newer than its version make the compare-and-set fail, never pass.
+      const step = isRefundFact(fact) ? ledgerStep(order, await store.listRefunds(order.id), fact, now()) : null;
+      if (step?.refused !== undefined) return done({ result: { status: 'rejected', order, reason: step.refused } });
+      let plan: Plan = planFact(order, step?.fact ?? fact, logger, now, step?.reasons);
+      // New or settled refund rows are written even when the state stays (a pending staff refund).
+      if (step?.changed === true && plan.kind === 'noop') plan = { kind: 'write', fact: plan.fact, type: 'refund', patch: {}, reason: plan.reason };
       const capture = plan.kind === 'reject' && before === undefined ? impliedCapture(order, plan.fact, logger, now) : null;
       if (capture?.moved !== undefined) {
         // A refund or chargeback of a capture this order never recorded: store the capture first.
@@ -162,8 +169,9 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
         return done({ result: { status: 'noop', order, event: appended.event, reason: plan.reason } });
       }
       const written = event({ type: plan.type, fact: plan.fact, order, to: plan.moved?.to, reason: plan.reason, confirmed });
+      if (step !== null && step.upserts.length > 0) written.data = { ...written.data, refunds: step.upserts.map(({ id, referenceId, amount, status }) => ({ id, referenceId, amount, status })) };
       const patch = fact.method === undefined || fact.method === order.method ? plan.patch : { ...plan.patch, method: fact.method };
-      const stored = await store.transition(order.id, order.version, patch, written);
+      const stored = await store.transition(order.id, order.version, patch, written, step === null ? undefined : { refunds: step.upserts });
       if (stored.ok) {
         const storedEvent = stored.event ?? undefined;
         const result: ApplyResult = plan.moved
