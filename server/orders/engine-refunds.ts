@@ -71,12 +71,13 @@ function upsertsOf(order: Order, rows: readonly Refund[], fact: PaymentFact, rep
 
 /**
  * The outcome once the ledger is merged: a refund state from the succeeded total. A chargeback
- * stays one; an outcome before capture (a query's `approved`) stands when nothing was refunded.
+ * stays one; an outcome before capture (a query's `approved`) stands when nothing was refunded;
+ * a refund claimed while the ledger holds none still implies the capture (the order is paid).
  */
 function derivedOutcome(fact: PaymentFact, total: number, captured: number): PaymentFact['outcome'] {
   if (fact.outcome === 'chargeback') return fact.outcome;
   if (total > 0) return total >= captured ? 'refunded' : 'partially_refunded';
-  return fact.outcome === 'partially_refunded' || fact.outcome === 'refunded' ? 'unknown' : fact.outcome;
+  return fact.outcome === 'partially_refunded' || fact.outcome === 'refunded' ? 'approved' : fact.outcome;
 }
 
 export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentFact, now: Date): LedgerStep {
