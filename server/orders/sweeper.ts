@@ -17,6 +17,8 @@ import type { ApplyResult, GatewayOrderFact, GatewayPort, ReconcileEngine } from
 import type { OrderStore } from './store.js';
 import { sweepPendingRefunds } from './sweeper-refunds.js';
 import type { RefundSweepReport } from './sweeper-refunds.js';
+
+export type { RefundSweepReport } from './sweeper-refunds.js';
 import type { Order, OrderState } from './types.js';
 
 /** The gateway's query limit per call. */

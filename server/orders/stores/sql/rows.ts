@@ -114,7 +114,7 @@ const REFUND_STATUS_SET = new Set<string>(REFUND_STATUSES);
 export function rowToRefund(row: Row): Refund {
   const status = row.status;
   if (typeof status !== 'string' || !REFUND_STATUS_SET.has(status)) throw corrupt('status', status);
-  const source = row.source === 'import' ? 'import' : toSource(row.source);
+  const source: RefundSource = row.source === 'import' ? 'import' : toSource(row.source);
   return {
     id: toText(row.id, 'id'),
     orderId: toText(row.order_id, 'order_id'),
@@ -123,7 +123,7 @@ export function rowToRefund(row: Row): Refund {
     amount: toInt(row.amount, 'amount'),
     currency: toText(row.currency, 'currency'),
     status: status as RefundStatus,
-    source: source as RefundSource,
+    source,
     createdAt: toDate(row.created_at, 'created_at'),
     updatedAt: toDate(row.updated_at, 'updated_at'),
   };
