@@ -53,7 +53,7 @@ export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact): 
     // A total without references is only compared with the ledger (engine-refunds.ts).
     refundedAmount: answer.refundedAmount ?? (sameOutcome ? fact.refundedAmount : undefined),
     // The claim's own refunds (a notification's) and the gateway's list: the ledger counts each once.
-    refunds: fact.refunds === undefined && answer.refunds === undefined ? undefined : [...(fact.refunds ?? []), ...(answer.refunds ?? [])],
+    ...(answer.refunds === undefined ? {} : { listedRefunds: answer.refunds }),
     capturedAmount: sameOutcome ? fact.capturedAmount : undefined,
   };
 }
@@ -72,7 +72,7 @@ export function factFromAnswer(orderId: string, answer: GatewayOrderFact, source
     // A port that passes anything but a masked card loses it here rather than failing the fact.
     maskedCard: answer.maskedCard != null && MASKED_CARD_RE.test(answer.maskedCard) ? answer.maskedCard : undefined,
     refundedAmount: answer.refundedAmount,
-    ...(answer.refunds === undefined ? {} : { refunds: answer.refunds }),
+    ...(answer.refunds === undefined ? {} : { listedRefunds: answer.refunds }),
     data: { confirmedBy: 'query' },
   };
 }

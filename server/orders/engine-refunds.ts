@@ -25,7 +25,7 @@ export interface LedgerStep {
 
 /** Facts the ledger step handles: those that report refunds or a refund outcome. */
 export function isRefundFact(fact: PaymentFact): boolean {
-  return fact.refunds !== undefined || fact.outcome === 'partially_refunded' || fact.outcome === 'refunded';
+  return fact.refunds !== undefined || fact.listedRefunds !== undefined || fact.outcome === 'partially_refunded' || fact.outcome === 'refunded';
 }
 
 /** What was captured: the captured amount, or the order amount for a sale recorded without one. */
@@ -80,14 +80,39 @@ function derivedOutcome(fact: PaymentFact, total: number, captured: number): Pay
   return fact.outcome === 'partially_refunded' || fact.outcome === 'refunded' ? 'approved' : fact.outcome;
 }
 
+/**
+ * The gateway's complete list as reports to record. On an order whose ledger holds a total from
+ * before the ledger (an `import` row) that total already counts the refunds the gateway lists:
+ * only references the ledger holds are kept, and a listed total that differs is for staff.
+ */
+function listedOf(rows: readonly Refund[], listed: readonly RefundReport[] | undefined, order: Order, reasons: string[]): RefundReport[] {
+  if (listed === undefined) return [];
+  if (!rows.some((r) => r.source === 'import' && r.status === 'succeeded')) return [...listed];
+  const held = new Set(rows.map((r) => r.referenceId).filter((ref) => ref !== null));
+  const gateway = listed.filter((r) => r.status === 'succeeded').reduce((sum, r) => sum + r.amount, 0);
+  if (gateway !== refundedTotal(rows)) {
+    reasons.push(`The gateway lists ${gateway} ${order.currency} of refunds, the refund ledger (with its total from before the ledger) holds ${refundedTotal(rows)}: check the refunds in the gateway portal.`);
+  }
+  return listed.filter((r) => r.referenceId != null && held.has(r.referenceId));
+}
+
 export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentFact, now: Date): LedgerStep {
   const reasons: string[] = [];
-  const reports = (fact.refunds ?? []).filter((r) => (r.currency ?? order.currency) === order.currency);
-  if (reports.length < (fact.refunds ?? []).length) {
-    reasons.push(`A refund in another currency than the order's ${order.currency} was reported: not recorded. Check the refunds in the gateway portal.`);
-  }
-  const upserts = upsertsOf(order, rows, fact, reports);
-  const merged = mergeRefunds(rows, upserts, { orderId: order.id, now, newId: () => '' });
+  const sameCurrency = (list: readonly RefundReport[]): RefundReport[] => {
+    const kept = list.filter((r) => (r.currency ?? order.currency) === order.currency);
+    if (kept.length < list.length && !reasons.some((r) => r.startsWith('A refund in another currency'))) {
+      reasons.push(`A refund in another currency than the order's ${order.currency} was reported: not recorded. Check the refunds in the gateway portal.`);
+    }
+    return kept;
+  };
+  let planned = 0;
+  // Ids of rows a merge would insert matter only to tell the rows apart while planning.
+  const ctx = { orderId: order.id, now, newId: () => `planned-${String(++planned)}` };
+  // The claim's own refunds first, then the gateway's list, matched against the rows the first left.
+  const own = upsertsOf(order, rows, fact, sameCurrency(fact.refunds ?? []));
+  const first = mergeRefunds(rows, own, ctx).rows;
+  const upserts = [...own, ...upsertsOf(order, first, fact, sameCurrency(listedOf(first, fact.listedRefunds, order, reasons)))];
+  const merged = mergeRefunds(rows, upserts, ctx);
   const captured = capturedOf(order);
   const total = refundedTotal(merged.rows);
   const reserved = merged.changes.some((c) => c.kind === 'insert' && c.row.status === 'pending');
@@ -96,18 +121,19 @@ export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentF
   }
 
   // A total without references is compared, never written: the ledger alone moves the amount.
-  const claimed = fact.refundedAmount ?? (fact.refunds === undefined && fact.outcome === 'refunded' ? captured : undefined);
+  const referenced = fact.refunds !== undefined || fact.listedRefunds !== undefined;
+  const claimed = fact.refundedAmount ?? (!referenced && fact.outcome === 'refunded' ? captured : undefined);
   if (claimed !== undefined && claimed !== total) {
     reasons.push(
       `The ${fact.source === 'notify' ? 'notification' : fact.source} reports ${claimed} ${order.currency} refunded, the refund ledger holds ${total}: ` +
         'not applied. Run query sync (it records the gateway\'s refunds by reference) or check the refunds in the gateway portal.',
     );
-  } else if (claimed === undefined && fact.refunds === undefined && fact.outcome === 'partially_refunded' && total === 0) {
+  } else if (claimed === undefined && !referenced && fact.outcome === 'partially_refunded' && total === 0) {
     reasons.push('A partial refund was reported without its reference and the refund ledger holds none: run query sync or check the refunds in the gateway portal.');
   }
   if (total > captured) {
     reasons.push(`Refunds reported for this order add up to more than the ${captured} ${order.currency} captured: check the refunds in the gateway portal.`);
   }
-  const derived: PaymentFact = { ...fact, outcome: derivedOutcome(fact, total, captured), refundedAmount: total === 0 ? undefined : Math.min(total, captured), refunds: undefined };
+  const derived: PaymentFact = { ...fact, outcome: derivedOutcome(fact, total, captured), refundedAmount: total === 0 ? undefined : Math.min(total, captured), refunds: undefined, listedRefunds: undefined };
   return { fact: derived, upserts, changed: merged.changes.length > 0, reasons };
 }

@@ -83,6 +83,14 @@ export interface PaymentFact {
    * refundable after succeeded and pending refunds.
    */
   refunds?: RefundReport[];
+  /**
+   * Every successful refund the gateway has for the order (a refund search: what the kit's port
+   * gives with a query answer), recorded like `refunds`, except on an order whose ledger holds a
+   * total carried over from before the ledger (an `import` row): that total already counts
+   * them, so references the ledger does not hold are not recorded from this list, and a listed
+   * total that differs flags the order.
+   */
+  listedRefunds?: RefundReport[];
   capturedAmount?: number;
   /** Same key twice for one order → `duplicate` (e.g. a notification's dedupe key). */
   dedupeKey?: string;
