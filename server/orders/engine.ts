@@ -1,8 +1,8 @@
 /**
  * The reconcile engine: the one way every entry point (pay response, return, cancel, notify,
  * sweeper, admin) changes an order. Per fact: re-read, check amount and currency, drop
- * duplicates, optionally confirm with the gateway, plan the fact (state machine, refund
- * increment, details, attention), compare-and-set it with its event, then call the shop's hooks
+ * duplicates, optionally confirm with the gateway, plan the fact (refund ledger, state
+ * machine, details, attention), compare-and-set it with its event, then call the shop's hooks
  * once, from the caller whose compare-and-set won. The compare-and-set alone picks one winner; the
  * order's store lease is taken only around an await on the gateway (see `needsLease`).
  */
