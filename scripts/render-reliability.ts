@@ -44,7 +44,7 @@ const lines: string[] = [
   ...summary((s) => `#${s.id}`),
   '',
   '"Runs" counts the scenario\'s unit of work: a notification delivery, a faulted call, a checkout, a posted',
-  'notification or return, an order, a fuzz case, a security probe. "Failures" counts the items on which any',
+  'notification or return, an order, a fuzz case, a security probe, a staff refund posted. "Failures" counts the items on which any',
   'invariant below did not hold.',
   '',
   '## Reproduce',

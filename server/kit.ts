@@ -86,6 +86,8 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
     expireAfterMs: options.sweeper.expireAfterMs,
     leaseMs: options.sweeper.leaseMs,
     batchSize: options.sweeper.batchSize,
+    refundSettleAfterMs: options.sweeper.refundSettleAfterMs,
+    refundFailAfterMs: options.sweeper.refundFailAfterMs,
     logger,
   });
   const tokens = createUrlTokens({ secrets: options.tokenSecrets });

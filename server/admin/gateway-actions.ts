@@ -3,10 +3,12 @@
  * order page and the batch jobs share: which states allow what, how a request is sent through
  * the client's batch operations, and how the gateway's answer is applied through the engine.
  */
-import { refundDedupeKey } from '../checkout/notify.js';
+import { randomUUID } from 'node:crypto';
 import { KitError, ProtocolError, TransportError } from '../errors.js';
 import type { AdminGatewayClient } from './options.js';
-import type { ApplyResult, ReconcileEngine } from '../orders/engine-types.js';
+import type { ApplyResult, ReconcileEngine, RefundReport } from '../orders/engine-types.js';
+import { refundableOf } from '../orders/engine-refunds.js';
+import type { Refund } from '../orders/refunds.js';
 import type { Order, OrderState } from '../orders/types.js';
 import type { JobAction } from './store.js';
 
@@ -36,20 +38,35 @@ const GOAL_STATES: Record<JobAction, readonly OrderState[]> = {
   review_reject: ['cancelled', 'declined'],
 };
 
-/** Minor units still refundable: what was captured (the amount, for a sale) less refunds. */
-export function refundableOf(order: Pick<Order, 'amount' | 'capturedAmount' | 'refundedAmount'>): number {
-  const captured = order.capturedAmount > 0 ? order.capturedAmount : order.amount;
-  return Math.max(0, captured - order.refundedAmount);
-}
+/** Minor units still refundable: what was captured less succeeded and pending refunds. */
+export { refundableOf };
 
-/** Null when `action` may be sent for `order`; otherwise why not, in words for staff. */
-export function ineligibleReason(order: Order, action: JobAction): string | null {
+/**
+ * Null when `action` may be sent for `order`; otherwise why not, in words for staff. `refunds`:
+ * the order's refund rows, for a refund (what is pending counts as spent).
+ */
+export function ineligibleReason(order: Order, action: JobAction, refunds: readonly Refund[] = []): string | null {
   if (!ACTION_STATES[action].includes(order.state)) {
     return `not sent: ${ACTION_LABELS[action].toLowerCase()} is not possible in state ${order.state.replace(/_/g, ' ')}`;
   }
   if (order.transactionId === null) return 'not sent: the order has no gateway transaction id';
-  if (action === 'refund' && refundableOf(order) === 0) return 'not sent: nothing left to refund';
+  if (action === 'refund' && refundableOf(order, refunds) === 0) return 'not sent: nothing left to refund';
   return null;
+}
+
+/**
+ * Writes the pending refund row staff are about to send, by compare-and-set, so refunds sent at
+ * once can never add up to more than remains (pending ones count). Returns the row's id, or why
+ * it was refused. The gateway's answer later settles this same row (`applyOutcome`).
+ */
+export async function reserveRefund(engine: ReconcileEngine, order: Order, amount: number, actor: string, data: Record<string, unknown> = {}): Promise<{ id: string } | { refused: string }> {
+  const id = randomUUID();
+  const result = await engine.apply({
+    orderId: order.id, source: 'admin', actor, outcome: 'unknown', data: { action: 'refund', phase: 'reserved', ...data },
+    refunds: [{ id, amount, status: 'pending' }],
+  });
+  if (result.status === 'applied' || result.status === 'noop') return { id };
+  return { refused: result.reason ?? result.status };
 }
 
 export function reachedGoal(order: Order, action: JobAction): boolean {
@@ -58,8 +75,10 @@ export function reachedGoal(order: Order, action: JobAction): boolean {
 
 export interface ActionRequest {
   order: Order;
-  /** Refund only: minor units (default: everything refundable). */
+  /** Refund only: minor units, as reserved by `reserveRefund`. */
   refundAmount?: number;
+  /** Refund only: the pending ledger row `reserveRefund` wrote for this refund. */
+  refundId?: string;
   refundReason?: string;
 }
 
@@ -123,7 +142,7 @@ export async function sendAction(client: AdminGatewayClient, action: JobAction, 
       return shape(await client.batch.review(requests.map((r) => ({ ...base(r.order), review_flag: flag }))));
     }
     case 'refund': {
-      const amounts = requests.map((r) => r.refundAmount ?? refundableOf(r.order));
+      const amounts = requests.map((r) => r.refundAmount ?? 0);
       const results = await client.batch.refund(requests.map((r, i) => ({
         ...base(r.order),
         refund_amount: amounts[i] ?? 0,
@@ -153,10 +172,12 @@ export function actionEventData(action: JobAction, outcome: ActionOutcome, extra
 }
 
 /**
- * Applies a successful action through the engine. Capture → approved with the captured amount;
- * cancel and review reject → cancelled; refund → the refunded amount as an increment the engine
- * adds under its lease (so two refunds in a row add up); review approve →
- * query sync, because only the gateway knows whether the approved payment is authorised or paid.
+ * Applies an action's answer through the engine. Capture → approved with the captured amount;
+ * cancel and review reject → cancelled; refund → the answer settles the refund's pending ledger
+ * row (succeeded with the gateway's reference, or failed when refused), and the engine derives
+ * the refunded amount from the ledger; review approve → query sync, because only the gateway
+ * knows whether the approved payment is authorised or paid. Capture, cancel and review are
+ * applied only when `outcome.ok`; a refund's refusal is applied too (its row fails).
  */
 export async function applyOutcome(
   engine: ReconcileEngine,
@@ -177,10 +198,14 @@ export async function applyOutcome(
     case 'review_approve':
       return engine.confirm(order.id, 'admin', actor);
     case 'refund': {
-      // The engine adds the increment to the order it reads under its lease, and the key is the
-      // one the gateway's notification of this refund carries too, so it is counted once.
-      const key = outcome.refundReferenceId === null ? dedupe : { dedupeKey: refundDedupeKey(outcome.refundReferenceId) };
-      return engine.apply({ ...common, ...key, outcome: 'partially_refunded', refundIncrement: outcome.refundAmount ?? 0 });
+      // No dedupe key: the ledger row is the idempotence. The gateway's notification of this
+      // refund carries the same reference, so whichever arrives second changes nothing.
+      const id = outcome.request.refundId;
+      const amount = outcome.refundAmount ?? outcome.request.refundAmount ?? 0;
+      const report: RefundReport = outcome.ok
+        ? { ...(id === undefined ? {} : { id }), referenceId: outcome.refundReferenceId, reference: outcome.refundReference, amount, status: 'succeeded' }
+        : { ...(id === undefined ? {} : { id }), amount, status: 'failed' };
+      return engine.apply({ ...common, outcome: 'unknown', refunds: [report] });
     }
   }
 }

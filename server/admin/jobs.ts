@@ -15,7 +15,7 @@ import { BATCH_LIMITS } from '../gateway/schemas/batch.js';
 import type { Logger } from '../logging.js';
 import type { Order } from '../orders/types.js';
 import {
-  actionEventData, applyOutcome, ineligibleReason, reachedGoal, sendAction,
+  actionEventData, applyOutcome, ineligibleReason, reachedGoal, refundableOf, reserveRefund, sendAction,
 } from './gateway-actions.js';
 import type { ActionOutcome } from './gateway-actions.js';
 import type { AdminKit, Staff } from './options.js';
@@ -96,7 +96,11 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     if (outcome.outcomeUnknown) {
       return { orderNo: order.orderNo, status: 'sent', message: 'no answer from the gateway: outcome unknown; resume the job to settle it by query sync' };
     }
-    if (!outcome.ok) return { orderNo: order.orderNo, status: 'failed', message: outcome.message ?? 'refused by the gateway' };
+    if (!outcome.ok) {
+      // A refused refund's pending row fails, freeing what it held.
+      if (job.action === 'refund') await applyOutcome(kit.engine, order, job.action, outcome, actor, { data: { jobId: job.id } });
+      return { orderNo: order.orderNo, status: 'failed', message: outcome.message ?? 'refused by the gateway' };
+    }
     const applied = await applyOutcome(kit.engine, order, job.action, outcome, actor, {
       dedupeKey: `${marker}:applied`,
       data: { jobId: job.id },
@@ -113,13 +117,15 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     const before: JobItemUpdate[] = [];
     const toSend: Order[] = [];
     const toSync: Order[] = [];
+    const refundRequests = new Map<string, { refundAmount: number; refundId: string }>();
     for (const orderNo of orderNos) {
       const order = await kit.store.getByOrderNo(orderNo);
       if (order === null) {
         before.push({ orderNo, status: 'failed', message: 'not sent: no such order' });
         continue;
       }
-      const why = ineligibleReason(order, job.action);
+      const refunds = job.action === 'refund' ? await kit.store.listRefunds(order.id) : [];
+      const why = ineligibleReason(order, job.action, refunds);
       if (why !== null) {
         before.push({ orderNo, status: 'failed', message: why });
         continue;
@@ -128,14 +134,28 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         type: 'admin_action', source: 'admin', actor, dedupeKey: marker,
         data: { action: job.action, jobId: job.id, phase: 'sending' },
       });
-      (mark.appended ? toSend : toSync).push(order);
+      if (!mark.appended) {
+        toSync.push(order);
+        continue;
+      }
+      if (job.action === 'refund') {
+        // A full refund of what remains, held by a pending ledger row before it is sent.
+        const amount = refundableOf(order, refunds);
+        const reserved = await reserveRefund(kit.engine, order, amount, actor, { jobId: job.id });
+        if ('refused' in reserved) {
+          before.push({ orderNo, status: 'failed', message: `not sent: ${reserved.refused}` });
+          continue;
+        }
+        refundRequests.set(order.id, { refundAmount: amount, refundId: reserved.id });
+      }
+      toSend.push(order);
     }
     before.push(...toSend.map((o) => ({ orderNo: o.orderNo, status: 'sent' as const, message: null })));
     await adminStore.updateJobItems(job.id, before);
 
     let outcomes: ActionOutcome[];
     try {
-      outcomes = await sendAction(kit.client, job.action, toSend.map((order) => ({ order })));
+      outcomes = await sendAction(kit.client, job.action, toSend.map((order) => ({ order, ...refundRequests.get(order.id) })));
     } catch (err) {
       // The client checks every order before sending anything: refused input means nothing left.
       // Any other exception stops the job with these orders `sent`, to be settled on resume.

@@ -5,11 +5,12 @@
  */
 import { ValidationError } from '../errors.js';
 import { parseWireAmount } from '../gateway/money.js';
+import type { Refund } from '../orders/refunds.js';
 import type { Order } from '../orders/types.js';
 import type { Flash } from './flash.js';
 import { formatMoney } from './format.js';
 import {
-  ACTION_LABELS, actionEventData, applyOutcome, ineligibleReason, refundableOf, sendAction,
+  ACTION_LABELS, actionEventData, applyOutcome, ineligibleReason, refundableOf, reserveRefund, sendAction,
 } from './gateway-actions.js';
 import type { ActionRequest } from './gateway-actions.js';
 import type { AdminKit, Staff } from './options.js';
@@ -21,13 +22,13 @@ export interface RefundParams {
   reason: string;
 }
 
-/** Parses and bounds a refund amount: more than 0 and never more than remains. */
-export function parseRefundAmount(order: Order, text: string): number {
+/** Parses and bounds a refund amount: more than 0 and never more than remains (pending refunds count). */
+export function parseRefundAmount(order: Order, text: string, refunds: readonly Refund[] = []): number {
   const trimmed = text.trim();
   if (trimmed === '') throw new ValidationError([{ field: 'refund_amount', message: 'is required' }]);
   const minor = parseWireAmount(trimmed, order.currency, 'refund_amount');
   if (minor <= 0) throw new ValidationError([{ field: 'refund_amount', message: 'must be more than zero' }]);
-  const remaining = refundableOf(order);
+  const remaining = refundableOf(order, refunds);
   if (minor > remaining) {
     throw new ValidationError([{
       field: 'refund_amount',
@@ -57,13 +58,20 @@ export async function runOrderAction(
   action: JobAction,
   refund?: RefundParams,
 ): Promise<Flash> {
-  const why = ineligibleReason(order, action);
+  const refunds = action === 'refund' ? await kit.store.listRefunds(order.id) : [];
+  const why = ineligibleReason(order, action, refunds);
   if (why !== null) throw new ActionNotAllowedError(why.replace(/^not sent: /, ''));
   const request: ActionRequest = { order };
   if (action === 'refund') {
-    request.refundAmount = parseRefundAmount(order, refund?.amountText ?? '');
+    request.refundAmount = parseRefundAmount(order, refund?.amountText ?? '', refunds);
     const reason = parseRefundReason(refund?.reason ?? '');
     if (reason !== '') request.refundReason = reason;
+    // The pending row first, by compare-and-set: refunds sent at once never exceed what remains.
+    const reserved = await reserveRefund(kit.engine, order, request.refundAmount, staff.id);
+    if ('refused' in reserved) {
+      throw new ValidationError([{ field: 'refund_amount', message: `not sent: ${reserved.refused} (another refund may have been started meanwhile)` }]);
+    }
+    request.refundId = reserved.id;
   }
 
   const [outcome] = await sendAction(kit.client, action, [request]);
@@ -72,12 +80,17 @@ export async function runOrderAction(
 
   const label = ACTION_LABELS[action].replace(/ \(.*\)$/, '');
   if (outcome.outcomeUnknown) {
+    const pending = action === 'refund' ? ' The refund stays pending (it counts against what remains refundable) until the sweeper finds it in the gateway\'s refund search, or fails it.' : '';
     return {
       kind: 'warning',
-      text: `${label}: the gateway did not answer, so the outcome is unknown. Nothing was re-sent. Use "Query sync" to learn what happened before trying again.`,
+      text: `${label}: the gateway did not answer, so the outcome is unknown. Nothing was re-sent.${pending} Use "Query sync" to learn what happened before trying again.`,
     };
   }
-  if (!outcome.ok) return { kind: 'error', text: `${label} refused by the gateway: ${outcome.message ?? 'no reason given'}.` };
+  if (!outcome.ok) {
+    // The refused refund's pending row fails, freeing the amount it held.
+    if (action === 'refund') await applyOutcome(kit.engine, order, action, outcome, staff.id).catch(() => undefined);
+    return { kind: 'error', text: `${label} refused by the gateway: ${outcome.message ?? 'no reason given'}.` };
+  }
 
   let state = order.state as string;
   try {

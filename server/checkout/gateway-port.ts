@@ -4,7 +4,7 @@
  * characters in the comma-separated `orders` field.
  */
 import type { GatewayClient } from '../gateway/client.js';
-import type { GatewayOrderFact, GatewayPort } from '../orders/engine-types.js';
+import type { GatewayOrderFact, GatewayPort, RefundReport } from '../orders/engine-types.js';
 import { OUTCOME_STATE, rankOf } from '../orders/state-machine.js';
 
 export const QUERY_MAX_ORDERS = 100;
@@ -15,22 +15,30 @@ type QueryClient = Pick<GatewayClient, 'queries'>;
 const REFUND_OUTCOMES: ReadonlySet<string> = new Set(['partially_refunded', 'refunded']);
 
 /**
- * The query does not say how much was refunded; the refund search does. Cumulative successful
- * refunds per order number, or an empty map when the search fails (the amount then stays unknown).
+ * The gateway's successful refunds per order number, by reference, from the refund search (the
+ * query does not list refunds). Every order asked about has an entry, empty when it has none.
+ * Rejects when the search fails: "none" and "unknown" must not be confused.
  */
-async function refundedAmounts(client: QueryClient, orderNos: string[]): Promise<Map<string, number>> {
-  const sums = new Map<string, number>();
-  if (orderNos.length === 0) return sums;
-  try {
-    const { refunds } = await client.queries.refunds({ refundOrders: orderNos });
-    for (const r of refunds) {
-      if (r.orderNo === null || r.refundStatus !== '1' || r.refundAmount === null) continue;
-      sums.set(r.orderNo, (sums.get(r.orderNo) ?? 0) + r.refundAmount);
-    }
-  } catch {
-    sums.clear();
+async function searchRefunds(client: QueryClient, orderNos: string[]): Promise<Map<string, RefundReport[]>> {
+  const found = new Map<string, RefundReport[]>(orderNos.map((no) => [no, []]));
+  if (orderNos.length === 0) return found;
+  const { refunds } = await client.queries.refunds({ refundOrders: orderNos });
+  const seen = new Set<string>();
+  for (const r of refunds) {
+    // Only observed success counts; a reference in another status is not money that moved (yet).
+    if (r.orderNo === null || r.refundStatus !== '1' || r.refundAmount === null || r.refundAmount <= 0 || r.refundReferenceId === null) continue;
+    const list = found.get(r.orderNo);
+    if (list === undefined || seen.has(`${r.orderNo}|${r.refundReferenceId}`)) continue;
+    seen.add(`${r.orderNo}|${r.refundReferenceId}`);
+    list.push({
+      referenceId: r.refundReferenceId,
+      reference: r.refundReference,
+      amount: r.refundAmount,
+      ...(r.currency === null ? {} : { currency: r.currency }),
+      status: 'succeeded',
+    });
   }
-  return sums;
+  return found;
 }
 
 /** Splits order numbers into chunks within both limits of the query operation. */
@@ -78,12 +86,16 @@ export function createGatewayPort(client: QueryClient): GatewayPort {
           if (seen === undefined || rankOfOutcome(fact) > rankOfOutcome(seen)) facts.set(q.orderNo, fact);
         }
       }
-      const refunded = await refundedAmounts(client, [...facts.values()].filter((f) => REFUND_OUTCOMES.has(f.outcome)).map((f) => f.orderNo));
-      for (const [orderNo, amount] of refunded) {
+      // Refunded orders carry their refunds by reference, for the ledger; when the search fails
+      // they carry none, and the ledger is left as it is.
+      const refunded = [...facts.values()].filter((f) => REFUND_OUTCOMES.has(f.outcome)).map((f) => f.orderNo);
+      const lists = await searchRefunds(client, refunded).catch(() => new Map<string, RefundReport[]>());
+      for (const [orderNo, list] of lists) {
         const fact = facts.get(orderNo);
-        if (fact !== undefined && REFUND_OUTCOMES.has(fact.outcome)) fact.refundedAmount = amount;
+        if (fact !== undefined) fact.refunds = list;
       }
       return facts;
     },
+    searchRefunds: (orderNos) => searchRefunds(client, orderNos),
   };
 }

@@ -126,7 +126,7 @@ export async function takeNotification(ctx: KitContext, fact: NotificationFact):
   if (fact.kind === 'unrecognised') return takeUnrecognised(ctx, fact, order);
 
   const sameOrderNo = fact.orderNo === null || fact.orderNo === order.orderNo;
-  const refund = fact.outcome === 'partially_refunded' && fact.refundAmount !== null && fact.refundAmount > 0;
+  const refund = (fact.outcome === 'partially_refunded' || fact.outcome === 'refunded') && fact.refundReferenceId !== null && fact.refundAmount !== null && fact.refundAmount > 0;
   const result = await ctx.engine.apply({
     orderId: order.id,
     ...(sameOrderNo ? {} : { orderNo: fact.orderNo ?? undefined }),
@@ -136,9 +136,9 @@ export async function takeNotification(ctx: KitContext, fact: NotificationFact):
     ...(fact.amount === null ? {} : { amount: fact.amount }),
     ...(fact.currency === null ? {} : { currency: fact.currency }),
     ...(fact.maskedCard === null ? {} : { maskedCard: fact.maskedCard }),
-    // A partial refund's notification carries this refund's amount; the engine adds it to the
-    // order it reads under the lease, so two refunds notified at once both count.
-    ...(refund ? { refundIncrement: fact.refundAmount ?? 0 } : {}),
+    // A refund's notification names the refund: one row of the order's refund ledger, counted
+    // once however many times (and by however many roads) it arrives.
+    ...(refund ? { refunds: [{ referenceId: (fact.refundReferenceId ?? '').slice(0, 100), amount: fact.refundAmount ?? 0, status: 'succeeded' as const }] } : {}),
     ...(fact.kind === 'dispute' && fact.chargebackReason !== null ? { orderData: { chargebackReason: fact.chargebackReason.slice(0, 500) } } : {}),
     dedupeKey: fact.dedupeKey,
     actor: 'gateway',

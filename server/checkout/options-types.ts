@@ -67,6 +67,10 @@ export interface KitSweeperOptions {
   leaseMs?: number;
   /** Orders per query, at most the gateway's 100 (the default). */
   batchSize?: number;
+  /** A staff refund left pending (its answer lost) is looked up in the refund search once this old (default 2 min). */
+  refundSettleAfterMs?: number;
+  /** A pending refund the refund search still does not show once this old becomes failed (default 1 h). */
+  refundFailAfterMs?: number;
 }
 
 /** Options of `createCheckoutKit`; docs/checkout.md has the full table with defaults. */

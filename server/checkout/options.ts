@@ -23,7 +23,10 @@ export const OPTION_DEFAULTS = {
   confirmNotifications: true,
   gateway: { timeoutMs: 30_000 },
   rateLimit: { windowMs: 15 * 60 * 1000, limit: 30 },
-  sweeper: { enabled: true, intervalMs: 30 * 1000, stuckAfterMs: 2 * 60 * 1000, expireAfterMs: 30 * 60 * 1000, leaseMs: 60 * 1000, batchSize: 100 },
+  sweeper: {
+    enabled: true, intervalMs: 30 * 1000, stuckAfterMs: 2 * 60 * 1000, expireAfterMs: 30 * 60 * 1000, leaseMs: 60 * 1000, batchSize: 100,
+    refundSettleAfterMs: 2 * 60 * 1000, refundFailAfterMs: 60 * 60 * 1000,
+  },
 } as const;
 
 const GENERATE_SECRET = "generate one with `node -e \"console.log(crypto.randomBytes(32).toString('base64url'))\"`";
@@ -54,13 +57,15 @@ const FIXES: Record<string, string> = {
   'rateLimit.windowMs': 'use a whole number of milliseconds of at least 1000',
   'rateLimit.limit': 'use a whole number of at least 1',
   'rateLimit.store': 'pass an express-rate-limit Store (with increment, decrement and resetKey)',
-  sweeper: 'pass { enabled, intervalMs, stuckAfterMs, expireAfterMs, leaseMs, batchSize } or leave sweeper out',
+  sweeper: 'pass { enabled, intervalMs, stuckAfterMs, expireAfterMs, leaseMs, batchSize, refundSettleAfterMs, refundFailAfterMs } or leave sweeper out',
   'sweeper.enabled': 'use true or false',
   'sweeper.intervalMs': 'use a whole number of milliseconds of at least 100',
   'sweeper.stuckAfterMs': 'use a whole number of milliseconds of at least 1',
   'sweeper.expireAfterMs': 'use a whole number of milliseconds, larger than sweeper.stuckAfterMs',
   'sweeper.leaseMs': 'use a whole number of milliseconds of at least 1000',
   'sweeper.batchSize': 'use a whole number from 1 to 100 (the gateway queries at most 100 orders per call)',
+  'sweeper.refundSettleAfterMs': 'use a whole number of milliseconds of at least 1',
+  'sweeper.refundFailAfterMs': 'use a whole number of milliseconds of at least 1',
   logger: 'pass a pino-compatible logger (debug, info, warn, error functions)',
   client: 'pass a client made by createGatewayClient, or leave client out',
   adminStore: 'pass the AdminStore the admin uses (createSqliteAdminStore, createPostgresAdminStore, createMemoryAdminStore), or leave it out for memory',
@@ -122,6 +127,8 @@ const shape = {
     expireAfterMs: ms(1).optional(),
     leaseMs: ms(1000).optional(),
     batchSize: z.int().min(1).max(100).optional(),
+    refundSettleAfterMs: ms(1).optional(),
+    refundFailAfterMs: ms(1).optional(),
   }).optional(),
   logger: z.custom((v) => hasFns(v, ['debug', 'info', 'warn', 'error']), 'must be a logger').optional(),
   client: z.custom((v) => typeof v === 'object' && v !== null && hasFns((v as { queries?: unknown }).queries, ['transactions']), 'must be a GatewayClient').optional(),
@@ -155,7 +162,7 @@ function knownKeysAt(path: string): readonly string[] {
   if (path === '') return Object.keys(shape);
   if (path === 'gateway') return Object.keys(gatewaySchema.shape);
   if (path === 'rateLimit') return ['windowMs', 'limit', 'store'];
-  if (path === 'sweeper') return ['enabled', 'intervalMs', 'stuckAfterMs', 'expireAfterMs', 'leaseMs', 'batchSize'];
+  if (path === 'sweeper') return ['enabled', 'intervalMs', 'stuckAfterMs', 'expireAfterMs', 'leaseMs', 'batchSize', 'refundSettleAfterMs', 'refundFailAfterMs'];
   if (path === 'hooks') return HOOK_NAMES;
   return [];
 }

@@ -74,9 +74,10 @@ export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact): 
     currency: answer.currency,
     transactionId: answer.transactionId ?? fact.transactionId ?? null,
     maskedCard: masked ?? null,
+    // A total without references is only compared with the ledger (engine-refunds.ts).
     refundedAmount: answer.refundedAmount ?? (sameOutcome ? fact.refundedAmount : undefined),
-    // The gateway's cumulative amount, when it gives one, already includes this refund.
-    refundIncrement: answer.refundedAmount === undefined && sameOutcome ? fact.refundIncrement : undefined,
+    // The claim's own refunds (a notification's) and the gateway's list: the ledger counts each once.
+    ...(answer.refunds === undefined ? {} : { listedRefunds: answer.refunds }),
     capturedAmount: sameOutcome ? fact.capturedAmount : undefined,
   };
 }
@@ -95,6 +96,7 @@ export function factFromAnswer(orderId: string, answer: GatewayOrderFact, source
     // A port that passes anything but a masked card loses it here rather than failing the fact.
     maskedCard: answer.maskedCard != null && MASKED_CARD_RE.test(answer.maskedCard) ? answer.maskedCard : undefined,
     refundedAmount: answer.refundedAmount,
+    ...(answer.refunds === undefined ? {} : { listedRefunds: answer.refunds }),
     data: { confirmedBy: 'query' },
   };
 }
@@ -120,7 +122,6 @@ export function factEvent(ctx: EventContext, logger: Logger): NewEvent {
     currency: fact.currency,
     maskedCard: fact.maskedCard ?? undefined,
     refundedAmount: fact.refundedAmount,
-    refundIncrement: fact.refundIncrement,
     capturedAmount: fact.capturedAmount,
     confirmed: ctx.confirmed === undefined ? undefined : true,
     claimedOutcome: ctx.confirmed?.claimed,

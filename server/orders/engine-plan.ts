@@ -1,7 +1,8 @@
 /**
  * What one fact does to one order, decided without I/O from the order read under the lease: the
- * state machine's decision plus what the fact carries besides its outcome (a refund increment,
- * details for `order.data`, a reason for staff), as the single compare-and-set that stores it.
+ * state machine's decision plus what the fact carries besides its outcome (details for
+ * `order.data`, a reason for staff), as the single compare-and-set that stores it. Refund facts
+ * reach it with the outcome and amount their ledger step derived (engine-refunds.ts).
  */
 import type { Logger } from '../logging.js';
 import type { PaymentFact } from './engine-types.js';
@@ -18,7 +19,7 @@ export type Plan =
   | {
       kind: 'write';
       fact: PaymentFact;
-      type: 'transition' | 'details' | 'attention';
+      type: 'transition' | 'details' | 'attention' | 'refund';
       patch: OrderPatch;
       /** Present when the state moves. */
       moved?: { from: OrderState; to: OrderState };
@@ -27,25 +28,6 @@ export type Plan =
       /** Why the state does not move (details and attention writes). */
       reason?: string;
     };
-
-/**
- * The fact as it applies to `order`: a refund increment becomes the cumulative refunded amount.
- * A total that reaches what was captured is a full refund; one above it is capped there and
- * comes with a reason for staff.
- */
-export function withRefundIncrement(order: Order, fact: PaymentFact): { fact: PaymentFact; reason?: string } {
-  if (fact.refundIncrement === undefined) return { fact };
-  const captured = order.capturedAmount > 0 ? order.capturedAmount : order.amount;
-  const total = order.refundedAmount + fact.refundIncrement;
-  if (total < captured) return { fact: { ...fact, refundedAmount: total } };
-  const full: PaymentFact = { ...fact, outcome: 'refunded', refundedAmount: captured };
-  if (total === captured) return { fact: full };
-  // No running total in the text: a further refund over the cap repeats the reason, not adds one.
-  return {
-    fact: full,
-    reason: `Refunds reported for this order add up to more than the ${captured} ${order.currency} captured: check the refunds in the gateway portal.`,
-  };
-}
 
 /** The attention text with `reasons` merged in, and the reasons that were new. */
 export function withReasons(existing: string | null, reasons: readonly (string | undefined)[]): { attention: string | null; added: string[] } {
@@ -73,13 +55,12 @@ function reportsCurrentState(order: Order, fact: PaymentFact): boolean {
   return fact.outcome !== 'unknown' && OUTCOME_STATE[fact.outcome] === order.state;
 }
 
-export function planFact(order: Order, claim: PaymentFact, logger: Logger, now: () => Date): Plan {
-  const resolved = withRefundIncrement(order, claim);
-  const fact = resolved.fact;
+/** `extraReasons`: reasons for staff found before planning (the refund ledger step's). */
+export function planFact(order: Order, fact: PaymentFact, logger: Logger, now: () => Date, extraReasons: readonly string[] = []): Plan {
   const decision = decide(order, fact);
   if (decision.kind === 'reject') return { kind: 'reject', fact, reason: decision.reason };
 
-  const reasons = [decision.kind === 'transition' ? decision.attention : undefined, fact.attention, resolved.reason];
+  const reasons = [decision.kind === 'transition' ? decision.attention : undefined, fact.attention, ...extraReasons];
   const { attention, added } = withReasons(order.attention, reasons);
   const raised = added.length > 0 ? added.join('\n') : undefined;
   const flag = (patch: OrderPatch): OrderPatch =>
@@ -109,7 +90,8 @@ export function impliedCapture(order: Order, fact: PaymentFact, logger: Logger, 
     ...fact,
     outcome: 'approved',
     refundedAmount: undefined,
-    refundIncrement: undefined,
+    refunds: undefined,
+    listedRefunds: undefined,
     capturedAmount: undefined,
     dedupeKey: undefined,
     attention: undefined,

@@ -4,6 +4,7 @@
  */
 import type { PaymentOutcome } from '../gateway/codes.js';
 import type { Logger } from '../logging.js';
+import type { RefundStatus } from './refunds.js';
 import type { AppendResult, OrderStore } from './store.js';
 import type { FactSource, NewEvent, Order, OrderEvent, OrderState, PaymentMethodKind } from './types.js';
 
@@ -15,13 +16,44 @@ export interface GatewayOrderFact {
   amount: number;
   currency: string;
   maskedCard?: string | null;
+  /**
+   * The gateway's refunds of this order, each with its reference (the kit's port fills it from
+   * the refund search): recorded in the ledger, so a query sync repairs what a lost answer or
+   * notification missed.
+   */
+  refunds?: RefundReport[];
+  /**
+   * A refunded total without references (a port that cannot list refunds): never written. When
+   * it differs from the ledger's total the order is flagged for attention.
+   */
   refundedAmount?: number;
+}
+
+/** One refund as a fact reports it: recorded in the order's refund ledger (see refunds.ts). */
+export interface RefundReport {
+  /** A row the caller created earlier (a staff refund's pending row) that this report settles. */
+  id?: string;
+  /** The gateway's `refund_reference_id` (`<transaction_id>-NN`). */
+  referenceId?: string | null;
+  /** The gateway's `refund_reference`. */
+  reference?: string | null;
+  /** Minor units. */
+  amount: number;
+  /** Defaults to the order's currency. */
+  currency?: string;
+  status: RefundStatus;
 }
 
 /** The engine's view of the gateway. Implementations chunk to the gateway's limit of 100. */
 export interface GatewayPort {
   /** Answers only for the orders the gateway knows; an absent key means "not known". */
   queryOrders(orderNos: string[]): Promise<Map<string, GatewayOrderFact>>;
+  /**
+   * The gateway's successful refunds of each order, by reference (refund search); every order
+   * asked about has an entry, empty when it has none. Rejects when the search fails. Optional:
+   * without it the sweeper cannot settle refunds whose answer was lost.
+   */
+  searchRefunds?(orderNos: string[]): Promise<Map<string, RefundReport[]>>;
 }
 
 /** One claim about a payment, from any entry point. */
@@ -37,15 +69,28 @@ export interface PaymentFact {
   currency?: string;
   /** Masked only (e.g. 424242******4242); a full card number is refused. */
   maskedCard?: string | null;
-  /** Cumulative minor units refunded. */
+  /**
+   * A cumulative refunded total the source reports without references. Never written: the
+   * order's refunded amount is derived from its refund ledger; a total that differs from the
+   * ledger's flags the order for attention.
+   */
   refundedAmount?: number;
   /**
-   * Minor units refunded by this one refund (outcome `partially_refunded` only; not with
-   * `refundedAmount`). The engine adds it to the refunded amount of the order it reads under the
-   * lease, so concurrent refunds add up; a total reaching what was captured makes the order
-   * `refunded`, one above it is capped there and flagged for attention.
+   * Refunds this fact reports, recorded in the order's refund ledger in the same atomic step as
+   * the transition; the refunded amount and the paid / partially_refunded / refunded state are
+   * then derived from the succeeded rows. The same refund reported again changes nothing. A new
+   * pending row (a staff refund about to be sent) is refused when it is more than what remains
+   * refundable after succeeded and pending refunds.
    */
-  refundIncrement?: number;
+  refunds?: RefundReport[];
+  /**
+   * Every successful refund the gateway has for the order (a refund search: what the kit's port
+   * gives with a query answer), recorded like `refunds`, except on an order whose ledger holds a
+   * total carried over from before the ledger (an `import` row): that total already counts
+   * them, so references the ledger does not hold are not recorded from this list, and a listed
+   * total that differs flags the order.
+   */
+  listedRefunds?: RefundReport[];
   capturedAmount?: number;
   /** Same key twice for one order → `duplicate` (e.g. a notification's dedupe key). */
   dedupeKey?: string;
@@ -115,7 +160,7 @@ export interface TransitionInfo {
 }
 
 export interface RefundInfo extends TransitionInfo {
-  /** Cumulative minor units refunded. */
+  /** Minor units refunded: the sum of the order's succeeded refund rows. */
   refundedAmount: number;
 }
 

@@ -1,8 +1,8 @@
 /**
  * The reconcile engine: the one way every entry point (pay response, return, cancel, notify,
  * sweeper, admin) changes an order. Per fact: re-read, check amount and currency, drop
- * duplicates, optionally confirm with the gateway, plan the fact (state machine, refund
- * increment, details, attention), compare-and-set it with its event, then call the shop's hooks
+ * duplicates, optionally confirm with the gateway, plan the fact (refund ledger, state
+ * machine, details, attention), compare-and-set it with its event, then call the shop's hooks
  * once, from the caller whose compare-and-set won. The compare-and-set alone picks one winner; the
  * order's store lease is taken only around an await on the gateway (see `needsLease`).
  */
@@ -17,6 +17,8 @@ import { runHooks } from './hooks.js';
 import type { StoredChange } from './hooks.js';
 import { BUSY, createOrderLocks } from './order-lock.js';
 import { impliedCapture, planFact } from './engine-plan.js';
+import type { Plan } from './engine-plan.js';
+import { isRefundFact, ledgerStep } from './engine-refunds.js';
 import { mergeAttention } from './state-machine.js';
 import type { Order, OrderPatch } from './types.js';
 
@@ -164,8 +166,13 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       return unconfirmed === undefined ? withBefore : { ...withBefore, result: { ...withBefore.result, unconfirmed: true, reason: unconfirmed } };
     };
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      // Planned from the order just read, again after every lost compare-and-set.
-      const plan = planFact(order, fact, logger, now);
+      // Planned from the order just read, again after every lost compare-and-set. Refunds are
+      // read after the order: rows newer than its version make the compare-and-set fail, never pass.
+      const step = isRefundFact(fact) ? ledgerStep(order, await store.listRefunds(order.id), fact, now()) : null;
+      if (step?.refused !== undefined) return done({ result: { status: 'rejected', order, reason: step.refused } });
+      let plan: Plan = planFact(order, step?.fact ?? fact, logger, now, step?.reasons);
+      // New or settled refund rows are written even when the state stays (a pending staff refund).
+      if (step?.changed === true && plan.kind === 'noop') plan = { kind: 'write', fact: plan.fact, type: 'refund', patch: {}, reason: plan.reason };
       const capture = plan.kind === 'reject' && before === undefined ? impliedCapture(order, plan.fact, logger, now) : null;
       if (capture?.moved !== undefined) {
         // A refund or chargeback of a capture this order never recorded: store the capture first.
@@ -191,9 +198,10 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
         return done({ result: { status: 'noop', order, event: appended.event, reason: plan.reason } });
       }
       const written = event({ type: plan.type, fact: plan.fact, order, to: plan.moved?.to, reason: plan.reason, confirmed });
+      if (step !== null && step.upserts.length > 0) written.data = { ...written.data, refunds: step.upserts.map(({ id, referenceId, amount, status }) => ({ id, referenceId, amount, status })) };
       const withMethod = fact.method === undefined || fact.method === order.method ? plan.patch : { ...plan.patch, method: fact.method };
       const patch = plan.moved && isConfirmed(fact, confirmed) ? clearStaleMismatch(order, withMethod) : withMethod;
-      const stored = await store.transition(order.id, order.version, patch, written);
+      const stored = await store.transition(order.id, order.version, patch, written, step === null ? undefined : { refunds: step.upserts });
       if (stored.ok) {
         const storedEvent = stored.event ?? undefined;
         const result: ApplyResult = plan.moved

@@ -42,6 +42,15 @@ const orderData = details.superRefine((value, ctx) => {
   }
 });
 
+const refundReport = z.object({
+  id: z.string().min(1).max(100).optional(),
+  referenceId: z.string().min(1).max(100).nullable().optional(),
+  reference: z.string().min(1).max(100).nullable().optional(),
+  amount: z.int().positive(),
+  currency: z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code').optional(),
+  status: z.enum(['pending', 'succeeded', 'failed']),
+});
+
 const factSchema = z
   .object({
     orderId: z.string().min(1).max(100).optional(),
@@ -57,7 +66,8 @@ const factSchema = z
       .optional()
       .transform((v) => (v === '' ? null : v)),
     refundedAmount: minor.optional(),
-    refundIncrement: z.int().positive().optional(),
+    refunds: z.array(refundReport).max(1000).optional(),
+    listedRefunds: z.array(refundReport).max(1000).optional(),
     capturedAmount: minor.optional(),
     dedupeKey: z.string().min(1).max(200).optional(),
     actor: z.string().min(1).max(200).optional(),
@@ -70,14 +80,6 @@ const factSchema = z
   .refine((f) => f.orderId !== undefined || f.orderNo !== undefined || (f.transactionId ?? undefined) !== undefined, {
     path: ['orderId'],
     message: 'one of orderId, orderNo or transactionId is required',
-  })
-  .refine((f) => f.refundIncrement === undefined || f.refundedAmount === undefined, {
-    path: ['refundIncrement'],
-    message: 'give refundIncrement or refundedAmount, not both',
-  })
-  .refine((f) => f.refundIncrement === undefined || f.outcome === 'partially_refunded', {
-    path: ['refundIncrement'],
-    message: 'only goes with the partially_refunded outcome',
   });
 
 /** Parses a fact or throws a ValidationError naming the first bad field. */

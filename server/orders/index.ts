@@ -5,6 +5,8 @@ export type * from './engine-types.js';
 export * from './sweeper.js';
 export * from './stores/index.js';
 export { MASKED_CARD_RE } from './fact-schema.js';
+export { REFUND_STATUSES, checkRefundUpserts, mergeRefunds, refundedTotal } from './refunds.js';
+export type { MergeContext } from './refunds.js';
 export type * from './types.js';
 export type * from './store.js';
 export { ORDER_STATES, initialOrder } from './types.js';

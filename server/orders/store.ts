@@ -10,7 +10,27 @@
  * - An adapter may refuse input that breaks the model (fractional or negative amounts, unknown
  *   states, a full card number as `maskedCard`) with ERR_VALIDATION, before anything is written.
  */
+import type { Refund, RefundUpsert } from './refunds.js';
 import type { NewEvent, NewOrder, Order, OrderEvent, OrderPatch, OrderState } from './types.js';
+
+export type { Refund, RefundChange, RefundSource, RefundStatus, RefundUpsert } from './refunds.js';
+
+/** What a transition writes besides the order and its event, in the same atomic step. */
+export interface TransitionExtras {
+  /**
+   * Refunds to record (see `RefundUpsert` and `mergeRefunds` for the rule). When present, even
+   * empty, the order's `refundedAmount` becomes the sum of its succeeded refund rows after the
+   * upsert, whatever the patch says: the refunded amount is derived, never written.
+   */
+  refunds?: RefundUpsert[];
+}
+
+export interface PendingRefundQuery {
+  /** Only rows created strictly before this. */
+  createdBefore: Date;
+  /** At most this many, oldest first. */
+  limit: number;
+}
 
 export type TransitionResult =
   | { ok: true; order: Order; event: OrderEvent | null }
@@ -69,8 +89,18 @@ export interface OrderStore {
    * a transition is never stored without its event or the reverse. `updatedAt` becomes now.
    * If the event has a dedupe key that already exists for the order, the whole transition is
    * refused as a conflict (`ok: false`).
+   * `extras` are written in the same atomic step, or not at all when the transition is refused.
    */
-  transition(id: string, expectedVersion: number, patch: OrderPatch, event?: NewEvent): Promise<TransitionResult>;
+  transition(id: string, expectedVersion: number, patch: OrderPatch, event?: NewEvent, extras?: TransitionExtras): Promise<TransitionResult>;
+
+  /** Required. The order's refund rows, oldest `createdAt` first (ties by id). Empty for an unknown order. */
+  listRefunds(orderId: string): Promise<Refund[]>;
+
+  /**
+   * Required. Pending refund rows of every order created before `createdBefore`, oldest first:
+   * refunds staff started whose answer was lost, for the sweeper to settle by refund search.
+   */
+  listPendingRefunds(query: PendingRefundQuery): Promise<Refund[]>;
 
   /**
    * Required. Appends an event without changing the order. With a `dedupeKey` that already

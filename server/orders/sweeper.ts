@@ -6,6 +6,7 @@
  * in this run, does not know it and it is old enough. An order is released as soon as its answer
  * changed it; unchanged ones stay leased until the run ends. The next batch is claimed and asked
  * about while the current one settles, so the gateway and the store work at the same time.
+ * Each run ends with the refund round (sweeper-refunds.ts): pending refunds whose answer was lost.
  */
 import { randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
@@ -14,6 +15,10 @@ import type { Logger } from '../logging.js';
 import { factFromAnswer } from './engine-facts.js';
 import type { ApplyResult, GatewayOrderFact, GatewayPort, ReconcileEngine } from './engine-types.js';
 import type { OrderStore } from './store.js';
+import { sweepPendingRefunds } from './sweeper-refunds.js';
+import type { RefundSweepReport } from './sweeper-refunds.js';
+
+export type { RefundSweepReport } from './sweeper-refunds.js';
 import type { Order, OrderState } from './types.js';
 
 /** The gateway's query limit per call. */
@@ -37,6 +42,10 @@ export interface SweeperOptions {
   batchSize?: number;
   /** How long claimed orders may stay leased to this sweeper; covers one run. Default 60 s. */
   leaseMs?: number;
+  /** A pending refund (its answer lost) is looked up in the refund search once this old. Default 2 min. */
+  refundSettleAfterMs?: number;
+  /** A pending refund the refund search still does not show once this old becomes failed. Default 1 h. */
+  refundFailAfterMs?: number;
   logger?: Logger;
   now?: () => Date;
 }
@@ -54,6 +63,8 @@ export interface SweepReport {
   unchanged: number;
   /** Query failures (counted per order), mismatches, rejections and unexpected errors. */
   errors: number;
+  /** Present when the run found pending refunds to settle by refund search. */
+  refunds?: RefundSweepReport;
 }
 
 export interface Sweeper {
@@ -89,6 +100,8 @@ export function createSweeper(options: SweeperOptions): Sweeper {
   const expireAfterMs = positive('expireAfterMs', options.expireAfterMs ?? 1_800_000);
   const batchSize = positive('batchSize', options.batchSize ?? QUERY_LIMIT, QUERY_LIMIT);
   const leaseMs = positive('leaseMs', options.leaseMs ?? 60_000);
+  const refundSettleAfterMs = positive('refundSettleAfterMs', options.refundSettleAfterMs ?? 120_000);
+  const refundFailAfterMs = positive('refundFailAfterMs', options.refundFailAfterMs ?? 3_600_000);
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? ((): Date => new Date());
 
@@ -236,7 +249,16 @@ export function createSweeper(options: SweeperOptions): Sweeper {
         );
       }
     }
-    if (report.claimed > 0 || report.errors > 0) logger.info({ ...report }, 'Sweeper run finished');
+    try {
+      const refunds = await sweepPendingRefunds({
+        engine, store, gateway, logger, now, limit: batchSize, settleAfterMs: refundSettleAfterMs, failAfterMs: refundFailAfterMs,
+      });
+      if (refunds !== null) report.refunds = refunds;
+    } catch (error) {
+      report.errors++;
+      logger.error({ err: redact(error) }, 'Sweeper could not look at pending refunds');
+    }
+    if (report.claimed > 0 || report.errors > 0 || report.refunds !== undefined) logger.info({ ...report }, 'Sweeper run finished');
     return report;
   }
 

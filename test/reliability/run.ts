@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { crash, fuzz, gatewayFaults, load, multiInstance, notificationChaos, notificationsAhead, security } from './scenarios/index.js';
+import { crash, fuzz, gatewayFaults, load, multiInstance, notificationChaos, notificationsAhead, refundLedger, security } from './scenarios/index.js';
 import type { ScenarioResult } from './support/result.js';
 import { FULL, REDUCED, type Size } from './support/sizes.js';
 
@@ -15,6 +15,7 @@ export const RESULTS_PATH = 'test-results/reliability.json';
 const SCENARIOS: { id: string; run: (size: Size) => Promise<ScenarioResult> }[] = [
   { id: 'notification-chaos', run: notificationChaos },
   { id: 'notifications-ahead', run: notificationsAhead },
+  { id: 'refund-ledger', run: refundLedger },
   { id: 'gateway-faults', run: gatewayFaults },
   { id: 'crash', run: crash },
   { id: 'multi-instance', run: multiInstance },

@@ -4,9 +4,11 @@ import { z } from 'zod';
 import { ValidationError } from '../../errors.js';
 import { zodIssuesToFields } from '../../gateway/schemas/common.js';
 import { ORDER_STATES } from '../../orders/types.js';
+import type { Refund } from '../../orders/refunds.js';
 import type { Order, OrderEvent } from '../../orders/types.js';
 import { first } from '../body.js';
 import { loadChart } from '../chart.js';
+import { formatDateTime, formatMoney } from '../format.js';
 import { ACTION_LABELS, ACTION_STATES, refundableOf } from '../gateway-actions.js';
 import { runOrderAction, syncOrder } from '../order-actions.js';
 import { formOf } from '../security.js';
@@ -35,13 +37,13 @@ function eventDetails(event: OrderEvent): string {
   return text.length > 400 ? `${text.slice(0, 400)}…` : text;
 }
 
-function allowed(order: Order): { capture: boolean; cancel: boolean; review: boolean; refund: boolean } {
+function allowed(order: Order, refunds: readonly Refund[]): { capture: boolean; cancel: boolean; review: boolean; refund: boolean } {
   const ok = (action: JobAction): boolean => ACTION_STATES[action].includes(order.state) && order.transactionId !== null;
   return {
     capture: ok('capture'),
     cancel: ok('cancel'),
     review: ok('review_approve'),
-    refund: ok('refund') && refundableOf(order) > 0,
+    refund: ok('refund') && refundableOf(order, refunds) > 0,
   };
 }
 
@@ -103,15 +105,23 @@ export function registerOrderRoutes(router: Router, ctx: RouteContext): void {
       sendError(res, ctx.views, 404, 'Order not found', 'No order has this id.');
       return;
     }
-    const events = await kit.store.listEvents(order.id);
-    const refundable = refundableOf(order);
+    const [events, refunds] = await Promise.all([kit.store.listEvents(order.id), kit.store.listRefunds(order.id)]);
+    const refundable = refundableOf(order, refunds);
     sendView(res, ctx.views, 'order', {
       title: `Order ${order.orderNo}`,
       section: 'orders',
       order,
       here: `${pageContext(res).base}/orders/${encodeURIComponent(order.id)}`,
-      actions: allowed(order),
+      actions: allowed(order, refunds),
       refundable,
+      refunds: refunds.map((r) => ({
+        reference: r.referenceId ?? r.reference ?? '—',
+        amount: formatMoney(r.amount, r.currency),
+        status: r.status,
+        source: r.source,
+        createdAt: formatDateTime(r.createdAt),
+        updatedAt: formatDateTime(r.updatedAt),
+      })),
       refundDefault: refundable > 0 ? toWireAmount(refundable, order.currency) : '',
       events: events.map((e) => ({ ...e, details: eventDetails(e) })).reverse(),
     });

@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { KitError } from '../../errors.js';
 import { silentLogger } from '../../logging.js';
 import type { Logger } from '../../logging.js';
+import { checkRefundUpserts, mergeRefunds, refundedTotal } from '../refunds.js';
+import type { Refund } from '../refunds.js';
 import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionResult } from '../store.js';
 import { initialOrder, type NewEvent, type NewOrder, type Order, type OrderEvent, type OrderPatch } from '../types.js';
 
@@ -25,6 +27,9 @@ interface Lease {
 
 const copy = <T>(value: T): T => structuredClone(value);
 
+const sortRefunds = (rows: Refund[]): Refund[] =>
+  [...rows].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
 export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore {
   const now = options.now ?? ((): Date => new Date());
   if (process.env.NODE_ENV === 'production') {
@@ -39,6 +44,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
   const byTransactionId = new Map<string, string>();
   const events = new Map<string, OrderEvent[]>();
   const leases = new Map<string, Lease>();
+  const refunds = new Map<string, Refund[]>();
 
   const leased = (id: string, at: number): Lease | undefined => {
     const lease = leases.get(id);
@@ -120,13 +126,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       return id === undefined ? null : copy(orders.get(id) ?? null);
     },
 
-    async transition(id, expectedVersion, patch, event): Promise<TransitionResult> {
+    async transition(id, expectedVersion, patch, event, extras): Promise<TransitionResult> {
       await Promise.resolve();
+      if (extras?.refunds !== undefined) checkRefundUpserts(extras.refunds);
       const order = orders.get(id);
       if (!order || order.version !== expectedVersion || findByKey(id, event?.dedupeKey)) {
         return { ok: false, current: order ? copy(order) : null };
       }
       const next = applyPatch(order, patch);
+      if (extras?.refunds !== undefined) {
+        const merged = mergeRefunds(refunds.get(id) ?? [], copy(extras.refunds), { orderId: id, now: now(), newId: randomUUID });
+        refunds.set(id, merged.rows);
+        next.refundedAmount = refundedTotal(merged.rows);
+      }
       orders.set(id, next);
       if (next.transactionId !== order.transactionId) {
         if (order.transactionId !== null) byTransactionId.delete(order.transactionId);
@@ -149,6 +161,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
     async listEvents(orderId) {
       await Promise.resolve();
       return copy(events.get(orderId) ?? []);
+    },
+
+    async listRefunds(orderId) {
+      await Promise.resolve();
+      return copy(sortRefunds(refunds.get(orderId) ?? []));
+    },
+
+    async listPendingRefunds(query) {
+      await Promise.resolve();
+      const before = query.createdBefore.getTime();
+      const pending = [...refunds.values()].flat().filter((r) => r.status === 'pending' && r.createdAt.getTime() < before);
+      return copy(sortRefunds(pending).slice(0, Math.max(0, query.limit)));
     },
 
     async acquireLease(orderId, owner, ttlMs) {
@@ -200,6 +224,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       byTransactionId.clear();
       events.clear();
       leases.clear();
+      refunds.clear();
     },
   };
 }

@@ -20,6 +20,7 @@ const NOT_LEASED = '(lease_owner IS NULL OR lease_until <= now())';
 export function buildQueries(schema: string) {
   const T = `${quoteSchema(schema)}.checkout_orders`;
   const E = `${quoteSchema(schema)}.checkout_order_events`;
+  const R = `${quoteSchema(schema)}.checkout_order_refunds`;
   const dueWhere = `state = ANY($1::text[]) AND updated_at < $2::timestamptz AND ${NOT_LEASED}`;
   return {
     insertOrder: `INSERT INTO ${T} (id, order_no, amount, currency, state, method, data, created_at, updated_at)
@@ -52,6 +53,15 @@ export function buildQueries(schema: string) {
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::timestamptz)
       ON CONFLICT (order_id, dedupe_key) DO NOTHING RETURNING *`,
     listEvents: `SELECT * FROM ${E} WHERE order_id = $1 ORDER BY seq`,
+    refundsByOrder: `SELECT * FROM ${R} WHERE order_id = $1 ORDER BY created_at, id COLLATE "C"`,
+    pendingRefunds: `SELECT * FROM ${R} WHERE status = 'pending' AND created_at < $1::timestamptz ORDER BY created_at, id COLLATE "C" LIMIT $2`,
+    insertRefund: `INSERT INTO ${R} (id, order_id, reference_id, reference, amount, currency, status, source, created_at, updated_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::timestamptz, $10::timestamptz)`,
+    updateRefund: `UPDATE ${R} SET reference_id = $3, reference = $4, amount = $5, status = $6, updated_at = $7::timestamptz
+      WHERE id = $1 AND order_id = $2`,
+    deleteRefund: `DELETE FROM ${R} WHERE id = $1 AND order_id = $2`,
+    // The derived total, written in the transaction that wrote the rows (the order row is locked).
+    setRefunded: `UPDATE ${T} SET refunded_amount = $2 WHERE id = $1 RETURNING *`,
     // Leases use the database clock, so instances with drifting clocks still agree on expiry.
     acquireLease: `UPDATE ${T} SET lease_owner = $2, lease_until = now() + $3 * interval '1 millisecond'
       WHERE id = $1 AND (lease_owner IS NULL OR lease_until <= now() OR lease_owner = $2) RETURNING id`,

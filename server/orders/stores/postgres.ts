@@ -8,14 +8,16 @@ import { z } from 'zod';
 import { ConfigError, KitError } from '../../errors.js';
 import { silentLogger } from '../../logging.js';
 import type { Logger } from '../../logging.js';
-import type { AppendResult, OrderStore, TransitionResult } from '../store.js';
+import { checkRefundUpserts, mergeRefunds, refundedTotal } from '../refunds.js';
+import type { RefundUpsert } from '../refunds.js';
+import type { AppendResult, OrderStore, TransitionExtras, TransitionResult } from '../store.js';
 import type { NewEvent, Order, OrderEvent } from '../types.js';
 import { inTransaction } from './postgres-client.js';
 import type { PgClientLike, PgPoolLike } from './postgres-client.js';
 import { migratePostgres } from './postgres-migrate.js';
 import { buildQueries, quoteSchema } from './postgres-queries.js';
 import { guarded } from './sql/errors.js';
-import { rowToEvent, rowToOrder } from './sql/rows.js';
+import { rowToEvent, rowToOrder, rowToRefund } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
 import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkPatch } from './sql/validate.js';
 import { uuidV7 } from '../../uuid-v7.js';
@@ -119,23 +121,40 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     return row ? rowToEvent(row) : null;
   };
 
+  /** Merges `upserts` into the order's rows and returns the order row with the derived total. */
+  const writeRefunds = async (c: PgClientLike, orderId: string, upserts: readonly RefundUpsert[], now: Date): Promise<Row | undefined> => {
+    const existing = (await c.query(Q.refundsByOrder, [orderId])).rows.map(rowToRefund);
+    const merged = mergeRefunds(existing, upserts, { orderId, now, newId: () => uuidV7(now.getTime()) });
+    for (const { kind, row } of merged.changes) {
+      if (kind === 'delete') await c.query(Q.deleteRefund, [row.id, orderId]);
+      else if (kind === 'insert') {
+        await c.query(Q.insertRefund, [row.id, orderId, row.referenceId, row.reference, row.amount, row.currency, row.status, row.source, row.createdAt.toISOString(), row.updatedAt.toISOString()]);
+      } else await c.query(Q.updateRefund, [row.id, orderId, row.referenceId, row.reference, row.amount, row.status, row.updatedAt.toISOString()]);
+    }
+    return first((await c.query(Q.setRefunded, [orderId, refundedTotal(merged.rows)])).rows);
+  };
+
   const transition = async (
     id: string,
     expectedVersion: number,
     patch: Parameters<OrderStore['transition']>[2],
     event?: NewEvent,
+    extras?: TransitionExtras,
   ): Promise<TransitionResult> => {
     const now = new Date();
     const won = await inTransaction<{ order: Order; event: OrderEvent | null } | null>(pool, async (c) => {
       const updated = first((await c.query(Q.transition, [id, expectedVersion, JSON.stringify(patch), now.toISOString(), event ? 1 : 0])).rows);
       if (!updated) return { commit: false, value: null };
-      const order = rowToOrder(updated);
-      if (!event) return { commit: true, value: { order, event: null } };
-      const seq = Number(updated.last_event_seq);
-      const inserted = first((await c.query(Q.insertEvent, eventValues(id, seq, event, now))).rows);
-      // A dedupe conflict refuses the whole transition: roll the order update back too.
-      if (!inserted) return { commit: false, value: null };
-      return { commit: true, value: { order, event: rowToEvent(inserted) } };
+      let inserted: Row | undefined;
+      if (event) {
+        inserted = first((await c.query(Q.insertEvent, eventValues(id, Number(updated.last_event_seq), event, now))).rows);
+        // A dedupe conflict refuses the whole transition: roll the order update back too.
+        if (!inserted) return { commit: false, value: null };
+      }
+      // The UPDATE above locks the order row: the rows and their total are written by one writer.
+      const final = extras?.refunds === undefined ? updated : await writeRefunds(c, id, extras.refunds, now);
+      if (!final) throw new KitError('ERR_STORE', 'The order vanished inside its own write transaction', { details: { orderId: id } });
+      return { commit: true, value: { order: rowToOrder(final), event: inserted ? rowToEvent(inserted) : null } };
     });
     return won ? { ok: true, ...won } : { ok: false, current: await get(id) };
   };
@@ -190,12 +209,17 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     get: (id) => guarded(ADAPTER, 'get', () => get(id)),
     getByOrderNo: (orderNo) => guarded(ADAPTER, 'getByOrderNo', () => one(Q.byOrderNo, [orderNo])),
     getByTransactionId: (transactionId) => guarded(ADAPTER, 'getByTransactionId', () => one(Q.byTransactionId, [transactionId])),
-    transition: (id, expectedVersion, patch, event) =>
+    transition: (id, expectedVersion, patch, event, extras) =>
       guarded(ADAPTER, 'transition', () => {
         checkPatch(patch);
         if (event) checkEvent(event);
-        return transition(id, expectedVersion, patch, event);
+        if (extras?.refunds !== undefined) checkRefundUpserts(extras.refunds);
+        return transition(id, expectedVersion, patch, event, extras);
       }),
+    listRefunds: (orderId) => guarded(ADAPTER, 'listRefunds', async () => (await query(Q.refundsByOrder, [orderId])).map(rowToRefund)),
+    listPendingRefunds: (q) =>
+      guarded(ADAPTER, 'listPendingRefunds', async () =>
+        (await query(Q.pendingRefunds, [q.createdBefore.toISOString(), Math.max(0, q.limit)])).map(rowToRefund)),
     appendEvent: (orderId, event) =>
       guarded(ADAPTER, 'appendEvent', () => {
         checkEvent(event);

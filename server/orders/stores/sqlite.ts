@@ -15,17 +15,19 @@ import { z } from 'zod';
 import { ConfigError, KitError } from '../../errors.js';
 import { silentLogger } from '../../logging.js';
 import type { Logger } from '../../logging.js';
-import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionResult } from '../store.js';
+import { checkRefundUpserts } from '../refunds.js';
+import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionExtras, TransitionResult } from '../store.js';
 import { initialOrder, type NewEvent, type NewOrder, type Order, type OrderEvent, type OrderPatch } from '../types.js';
 import { guarded } from './sql/errors.js';
 import { uuidV7 } from '../../uuid-v7.js';
-import { rowToEvent, rowToOrder } from './sql/rows.js';
+import { rowToEvent, rowToOrder, rowToRefund } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
 import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkPatch } from './sql/validate.js';
 import { configureDurability, createDurableWrites } from './sqlite-durable.js';
 import type { WalSync } from './sqlite-wal-sync.js';
 import { migrateSqlite } from './sqlite-migrate.js';
 import { prepareStatements } from './sqlite-statements.js';
+import { prepareRefundStatements, writeRefunds } from './sqlite-refunds.js';
 import type { EventParams, OrderParams } from './sqlite-statements.js';
 
 /** Where the store keeps its file when neither `path` nor `database` is given (relative to the working directory). */
@@ -175,11 +177,12 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     throw new KitError('ERR_STORE', `Could not open the SQLite order store at ${db.name}`, { cause: error });
   }
   const s = prepareStatements(db);
+  const refunds = prepareRefundStatements(db);
 
   const read = (row: Row | undefined): Order | null => (row ? rowToOrder(row) : null);
 
   // Each runs inside a group-commit savepoint (sqlite-group-commit.ts), never on its own.
-  const transitionWork = (id: string, expectedVersion: number, patch: OrderPatch, event: NewEvent | undefined): TransitionResult => {
+  const transitionWork = (id: string, expectedVersion: number, patch: OrderPatch, event: NewEvent | undefined, extras: TransitionExtras | undefined): TransitionResult => {
     const row = s.byId.get(id);
     if (!row) return { ok: false, current: null };
     const current = rowToOrder(row);
@@ -191,6 +194,8 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     // repeat has then written nothing at all.
     if (written !== null && s.insertEventOnce.run(written).changes === 0) return { ok: false, current };
     const next = applyPatch(current, patch, now);
+    // The refunded amount is derived from the rows written in this same savepoint.
+    if (extras?.refunds !== undefined) next.refundedAmount = writeRefunds(refunds, id, extras.refunds, now);
     const params = orderParams(next, seq);
     if (s.updateOrder.run({ ...params, expectedVersion }).changes !== 1) {
       // Unreachable while this transaction holds the write lock; throwing rolls the event back too.
@@ -252,12 +257,17 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     getByOrderNo: (orderNo) => guarded(ADAPTER, 'getByOrderNo', () => read(s.byOrderNo.get(orderNo))),
     getByTransactionId: (transactionId) =>
       guarded(ADAPTER, 'getByTransactionId', () => read(s.byTransactionId.get(transactionId))),
-    transition: (id, expectedVersion, patch, event) =>
+    transition: (id, expectedVersion, patch, event, extras) =>
       guarded(ADAPTER, 'transition', () => {
         checkPatch(patch);
         if (event) checkEvent(event);
-        return commits.write(() => transitionWork(id, expectedVersion, patch, event));
+        if (extras?.refunds !== undefined) checkRefundUpserts(extras.refunds);
+        return commits.write(() => transitionWork(id, expectedVersion, patch, event, extras));
       }),
+    listRefunds: (orderId) => guarded(ADAPTER, 'listRefunds', () => refunds.byOrder.all(orderId).map(rowToRefund)),
+    listPendingRefunds: (query) =>
+      guarded(ADAPTER, 'listPendingRefunds', () =>
+        refunds.pending.all({ before: query.createdBefore.getTime(), limit: Math.max(0, query.limit) }).map(rowToRefund)),
     appendEvent: (orderId, event) =>
       guarded(ADAPTER, 'appendEvent', () => {
         checkEvent(event);

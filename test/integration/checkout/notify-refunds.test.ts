@@ -1,8 +1,8 @@
 /**
- * Partial-refund notifications over real HTTP: each carries one refund's amount, and the engine
- * adds it to the refunded amount of the order it reads under the lease, so two notifications
- * handled at the same time both count. Real refunds in the sandbox; their notifications held
- * back, then posted together.
+ * Partial-refund notifications over real HTTP: each names one refund (its reference and amount),
+ * recorded as one row of the order's refund ledger, and the refunded amount is derived from the
+ * rows, so two notifications handled at the same time both count and a repeated one counts once.
+ * Real refunds in the sandbox; their notifications held back, then posted together.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { applyOutcome } from '../../../server/admin/gateway-actions.js';
@@ -67,7 +67,7 @@ describe('partial refund notifications', () => {
     expect(h.hookCount('onRefunded', order.orderNo)).toBe(onRefunded);
   });
 
-  it('a refund staff made and its notification share one key: counted once, whichever lands first', async () => {
+  it('a refund staff made and its notification name one reference: counted once, whichever lands first', async () => {
     const order = await paidOrder('N-ADMIN-REFUND');
     const [refund] = await h.kit.client.batch.refund([
       { transaction_id: order.transactionId!, order_no: order.orderNo, currency: 'USD', amount: 2500, refund_amount: 600 },

@@ -1,6 +1,6 @@
 /**
  * What a fact may carry besides its outcome: details for `order.data`, a reason for staff
- * (`attention`) and one refund's amount (`refundIncrement`). Each is applied under the order's
+ * (`attention`) and the refunds it reports (`refunds`, recorded in the ledger). Each is applied under the order's
  * lease, in the compare-and-set that stores the state, and the hooks fire once.
  */
 import { describe, expect, it } from 'vitest';
@@ -145,9 +145,9 @@ describe('attention carried by a fact', () => {
   });
 });
 
-describe('refundIncrement: one refund, added under the lease', () => {
-  const refund = (orderId: string, amount: number, key: string): PaymentFact =>
-    ({ orderId, source: 'notify', outcome: 'partially_refunded', refundIncrement: amount, dedupeKey: key });
+describe('refunds: one ledger row per reference, the total derived from the rows', () => {
+  const refund = (orderId: string, amount: number, ref: string): PaymentFact =>
+    ({ orderId, source: 'notify', outcome: 'partially_refunded', refunds: [{ referenceId: ref, amount, status: 'succeeded' }], dedupeKey: `refund:${ref}` });
 
   it('two different partial refunds applied concurrently add up; a replay is a duplicate', async () => {
     const store = createMemoryStore();
@@ -155,57 +155,69 @@ describe('refundIncrement: one refund, added under the lease', () => {
     const a = createReconcileEngine({ store, hooks: rec.hooks, owner: 'a', leaseWaitMs: 10_000 });
     const b = createReconcileEngine({ store, hooks: rec.hooks, owner: 'b', leaseWaitMs: 10_000 });
     const order = await makeOrder(store, { state: 'paid' });
-    const results = await Promise.all([a.apply(refund(order.id, 300, 'ref-1')), b.apply(refund(order.id, 450, 'ref-2'))]);
+    const results = await Promise.all([a.apply(refund(order.id, 300, 'T-01')), b.apply(refund(order.id, 450, 'T-02'))]);
     expect(results.map((r) => r.status)).toEqual(['applied', 'applied']);
     expect((await store.get(order.id))!).toMatchObject({ state: 'partially_refunded', refundedAmount: 750 });
-    expect(await a.apply(refund(order.id, 300, 'ref-1'))).toMatchObject({ status: 'duplicate' });
+    expect(await a.apply(refund(order.id, 300, 'T-01'))).toMatchObject({ status: 'duplicate' });
+    // The same refund under another key (another road) changes nothing either.
+    expect(await a.apply({ ...refund(order.id, 300, 'T-01'), dedupeKey: 'other-road' })).toMatchObject({ status: 'noop' });
     expect((await store.get(order.id))!.refundedAmount).toBe(750);
     const totals = rec.calls.filter((c) => c.hook === 'onRefunded').map((c) => (c.info as { refundedAmount: number }).refundedAmount);
-    // Whichever came first, the second saw the first one's total.
+    // Whichever came first, the second saw the first one's row.
     expect(totals).toHaveLength(2);
     expect(totals[1]).toBe(750);
-    const events = (await store.listEvents(order.id)).filter((e) => e.type === 'transition');
-    expect(events.map((e) => e.data.refundIncrement).sort()).toEqual([300, 450]);
+    const rows = await store.listRefunds(order.id);
+    expect(rows.map((r) => [r.referenceId, r.amount, r.status, r.source]).sort()).toEqual([['T-01', 300, 'succeeded', 'notify'], ['T-02', 450, 'succeeded', 'notify']]);
   });
 
   it('a total that reaches the captured amount is a full refund', async () => {
     const { store, engine, rec } = setup();
     const order = await makeOrder(store, { state: 'paid' });
-    await engine.apply(refund(order.id, 400, 'r1'));
-    expect(await engine.apply(refund(order.id, 600, 'r2'))).toMatchObject({ status: 'applied', order: { state: 'refunded', refundedAmount: 1000, attention: null } });
+    await engine.apply(refund(order.id, 400, 'T-01'));
+    expect(await engine.apply(refund(order.id, 600, 'T-02'))).toMatchObject({ status: 'applied', order: { state: 'refunded', refundedAmount: 1000, attention: null } });
     expect(rec.count('onAttention')).toBe(0);
   });
 
-  it('a total above the captured amount is capped there and flagged once', async () => {
+  it('a total above the captured amount is the rows\' sum, refunded and flagged once', async () => {
     const { store, engine, rec } = setup();
     const order = await makeOrder(store, { state: 'paid' });
-    await engine.apply(refund(order.id, 700, 'r1'));
-    const over = await engine.apply(refund(order.id, 700, 'r2'));
-    expect(over).toMatchObject({ status: 'applied', order: { state: 'refunded', refundedAmount: 1000, attention: expect.stringMatching(/add up to more than the 1000 EUR captured/) } });
+    await engine.apply(refund(order.id, 700, 'T-01'));
+    const over = await engine.apply(refund(order.id, 700, 'T-02'));
+    expect(over).toMatchObject({ status: 'applied', order: { state: 'refunded', refundedAmount: 1400, attention: expect.stringMatching(/add up to more than the 1000 EUR captured/) } });
     expect(rec.count('onAttention')).toBe(1);
-    expect(over.event!.data).toMatchObject({ refundIncrement: 700, refundedAmount: 1000 });
-    // Another one on the refunded order: no state change, still flagged, nothing more fired.
-    expect(await engine.apply(refund(order.id, 700, 'r3'))).toMatchObject({ status: 'noop', order: { refundedAmount: 1000 } });
+    expect(over.event!.data).toMatchObject({ refunds: [{ referenceId: 'T-02', amount: 700, status: 'succeeded' }] });
+    // Another one on the refunded order: recorded, no state change, nothing more fired.
+    expect(await engine.apply(refund(order.id, 700, 'T-03'))).toMatchObject({ status: 'noop', order: { state: 'refunded', refundedAmount: 2100 } });
     expect(rec.count('onAttention')).toBe(1);
   });
 
-  it("gives way to the gateway's cumulative amount when confirming", async () => {
+  it("records the gateway's references when confirming, the claim's own refund once", async () => {
     const { store, engine, gateway } = setup();
     const order = await makeOrder(store, { state: 'paid' });
-    gateway.knows(order, { outcome: 'partially_refunded', refundedAmount: 900 });
-    const result = await engine.apply({ ...refund(order.id, 300, 'r1'), confirm: true });
+    gateway.knows(order, { outcome: 'partially_refunded', refunds: [{ referenceId: 'T-01', amount: 300, status: 'succeeded' }, { referenceId: 'T-02', amount: 600, status: 'succeeded' }] });
+    const result = await engine.apply({ ...refund(order.id, 300, 'T-01'), confirm: true });
     expect(result).toMatchObject({ status: 'applied', order: { state: 'partially_refunded', refundedAmount: 900 } });
+    expect(await store.listRefunds(order.id)).toHaveLength(2);
   });
 
-  it('is refused with refundedAmount, or with another outcome, naming the field', async () => {
+  it('a total without references is never written: it flags the order when the ledger differs', async () => {
     const { store, engine } = setup();
     const order = await makeOrder(store, { state: 'paid' });
-    const both = await failure(engine.apply({ ...refund(order.id, 300, 'x'), refundedAmount: 300 }));
-    expect(both.field).toBe('refundIncrement');
-    const other = await failure(engine.apply({ ...refund(order.id, 300, 'x'), outcome: 'refunded' }));
-    expect(other.field).toBe('refundIncrement');
+    await engine.apply(refund(order.id, 300, 'T-01'));
+    const result = await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'partially_refunded', refundedAmount: 900 });
+    expect(result.order).toMatchObject({ state: 'partially_refunded', refundedAmount: 300, attention: expect.stringMatching(/reports 900 EUR refunded, the refund ledger holds 300/) });
+    // The same total as the ledger: nothing to say.
+    const same = await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'partially_refunded', refundedAmount: 300 });
+    expect(same.status).toBe('noop');
+  });
+
+  it('is refused with a bad refund, naming the field', async () => {
+    const { store, engine } = setup();
+    const order = await makeOrder(store, { state: 'paid' });
     const zero = await failure(engine.apply(refund(order.id, 0, 'x')));
-    expect(zero.field).toBe('refundIncrement');
+    expect(zero.field).toBe('refunds[0].amount');
+    const status = await failure(engine.apply({ ...refund(order.id, 10, 'x'), refunds: [{ referenceId: 'x', amount: 10, status: 'done' as 'failed' }] }));
+    expect(status.field).toBe('refunds[0].status');
     expect((await store.get(order.id))!.version).toBe(0);
   });
 });

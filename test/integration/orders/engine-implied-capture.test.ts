@@ -20,7 +20,7 @@ describe('a refund reaching an order that never saw its capture', () => {
   it('confirmed refund on a created order: paid, then refunded, each hook once', async () => {
     const { store, gateway, rec, engine } = setUp();
     const order = await makeOrder(store);
-    gateway.knows(order, { outcome: 'refunded', refundedAmount: 1000 });
+    gateway.knows(order, { outcome: 'refunded', refunds: [{ referenceId: 'T-01', amount: 1000, status: 'succeeded' }] });
     const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'refunded', dedupeKey: 'refund-1', confirm: true });
     expect(result.status).toBe('applied');
     const stored = await store.get(order.id);
@@ -36,7 +36,7 @@ describe('a refund reaching an order that never saw its capture', () => {
   it('a partial refund on a pending order keeps the gateway amount; a payment fact afterwards is late', async () => {
     const { store, gateway, rec, engine } = setUp();
     const order = await makeOrder(store, { state: 'pending' });
-    gateway.knows(order, { outcome: 'partially_refunded', refundedAmount: 300 });
+    gateway.knows(order, { outcome: 'partially_refunded', refunds: [{ referenceId: 'T-01', amount: 300, status: 'succeeded' }] });
     expect((await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'approved', confirm: true })).status).toBe('applied');
     expect(await store.get(order.id)).toMatchObject({ state: 'partially_refunded', refundedAmount: 300 });
     expect(rec.count('onPaid')).toBe(1);
@@ -55,10 +55,11 @@ describe('a refund reaching an order that never saw its capture', () => {
     expect(rec.count('onChargeback')).toBe(1);
   });
 
-  it('an illegal fact that implies no capture is still rejected', async () => {
+  it('a refund without references on a charged-back order is not applied: only flagged for staff', async () => {
     const { store, rec, engine } = setUp();
     const order = await makeOrder(store, { state: 'chargeback' });
     expect((await engine.apply({ orderId: order.id, source: 'notify', outcome: 'refunded' })).status).not.toBe('applied');
-    expect(rec.calls).toHaveLength(0);
+    expect(await store.get(order.id)).toMatchObject({ state: 'chargeback', refundedAmount: 0, attention: expect.stringMatching(/refund ledger holds 0/) });
+    expect(rec.calls.map((c) => c.hook)).toEqual(['onAttention']);
   });
 });

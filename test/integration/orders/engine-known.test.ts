@@ -87,7 +87,7 @@ describe('reconcile engine: the caller\'s copy of the order', () => {
     const order = await makeOrder(store, { state: 'paid' });
     reads.get = 0;
     // A refund takes the order's lease here; the copy was read before it was held.
-    const result = await engine.apply({ orderId: order.id, source: 'admin', outcome: 'refunded', amount: 1000, currency: 'EUR' }, { known: order });
+    const result = await engine.apply({ orderId: order.id, source: 'admin', outcome: 'refunded', amount: 1000, currency: 'EUR', refunds: [{ referenceId: 'T-01', amount: 1000, status: 'succeeded' }] }, { known: order });
     expect(result).toMatchObject({ status: 'applied', order: { state: 'refunded' } });
     expect(reads.get).toBe(1);
   });

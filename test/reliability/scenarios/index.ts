@@ -5,4 +5,5 @@ export { load } from './load.js';
 export { multiInstance } from './multi-instance.js';
 export { notificationChaos } from './notification-chaos.js';
 export { notificationsAhead } from './notifications-ahead.js';
+export { refundLedger } from './refund-ledger.js';
 export { security } from './security.js';

@@ -17,6 +17,8 @@ export interface Size {
   load: { shoppers: number; durationMs: number };
   fuzz: { casesPerRoute: number };
   security: { rateLimit: number };
+  /** Paid orders, staff refunds posted at once per order, copies of each refund notification, orders raced at once. */
+  refunds: { orders: number; parallel: number; copies: number; ordersInFlight: number };
 }
 
 export const FULL: Size = {
@@ -30,6 +32,7 @@ export const FULL: Size = {
   load: { shoppers: 200, durationMs: 60_000 },
   fuzz: { casesPerRoute: 10_000 },
   security: { rateLimit: 30 },
+  refunds: { orders: 60, parallel: 10, copies: 3, ordersInFlight: 4 },
 };
 
 export const REDUCED: Size = {
@@ -43,4 +46,5 @@ export const REDUCED: Size = {
   load: { shoppers: 20, durationMs: 5_000 },
   fuzz: { casesPerRoute: 120 },
   security: { rateLimit: 5 },
+  refunds: { orders: 4, parallel: 10, copies: 2, ordersInFlight: 2 },
 };

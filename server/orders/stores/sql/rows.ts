@@ -5,6 +5,8 @@
  */
 import { KitError } from '../../../errors.js';
 import { ORDER_STATES } from '../../types.js';
+import { REFUND_STATUSES } from '../../refunds.js';
+import type { Refund, RefundSource, RefundStatus } from '../../refunds.js';
 import type { FactSource, Order, OrderEvent, OrderState, PaymentMethodKind } from '../../types.js';
 
 export type Row = Record<string, unknown>;
@@ -104,5 +106,25 @@ export function rowToEvent(row: Row): OrderEvent {
     actor: toNullableText(row.actor, 'actor'),
     data: toJsonObject(row.data, 'data'),
     createdAt: toDate(row.created_at, 'created_at'),
+  };
+}
+
+const REFUND_STATUS_SET = new Set<string>(REFUND_STATUSES);
+
+export function rowToRefund(row: Row): Refund {
+  const status = row.status;
+  if (typeof status !== 'string' || !REFUND_STATUS_SET.has(status)) throw corrupt('status', status);
+  const source: RefundSource = row.source === 'import' ? 'import' : toSource(row.source);
+  return {
+    id: toText(row.id, 'id'),
+    orderId: toText(row.order_id, 'order_id'),
+    referenceId: toNullableText(row.reference_id, 'reference_id'),
+    reference: toNullableText(row.reference, 'reference'),
+    amount: toInt(row.amount, 'amount'),
+    currency: toText(row.currency, 'currency'),
+    status: status as RefundStatus,
+    source,
+    createdAt: toDate(row.created_at, 'created_at'),
+    updatedAt: toDate(row.updated_at, 'updated_at'),
   };
 }

@@ -1,0 +1,139 @@
+/**
+ * The reconcile engine's refund step, pure: a fact that reports refunds (or a refund outcome)
+ * becomes upserts for the order's refund ledger plus the outcome and refunded amount the ledger
+ * implies once they are merged. The store writes the rows and the derived total in the same
+ * compare-and-set as the transition, so the amount and the state never drift from the rows, and
+ * a refund reported by two roads (the staff answer and the gateway's notification) counts once.
+ */
+import type { PaymentFact, RefundReport } from './engine-types.js';
+import { mergeRefunds, refundSum, refundedTotal } from './refunds.js';
+import type { Refund, RefundUpsert } from './refunds.js';
+import type { Order } from './types.js';
+
+export interface LedgerStep {
+  /** The fact with the outcome and refunded amount the merged ledger implies. */
+  fact: PaymentFact;
+  /** What the transition records (`TransitionExtras.refunds`); may be empty. */
+  upserts: RefundUpsert[];
+  /** The rows change: the fact is written even when the state does not move. */
+  changed: boolean;
+  /** Reasons for staff (over-refund, a total the ledger does not hold, a foreign currency). */
+  reasons: string[];
+  /** A new pending refund that does not fit in what remains refundable: nothing is written. */
+  refused?: string;
+}
+
+/** Facts the ledger step handles: those that report refunds or a refund outcome. */
+export function isRefundFact(fact: PaymentFact): boolean {
+  return fact.refunds !== undefined || fact.listedRefunds !== undefined || fact.outcome === 'partially_refunded' || fact.outcome === 'refunded';
+}
+
+/** What was captured: the captured amount, or the order amount for a sale recorded without one. */
+export function capturedOf(order: Pick<Order, 'amount' | 'capturedAmount'>): number {
+  return order.capturedAmount > 0 ? order.capturedAmount : order.amount;
+}
+
+/** Minor units staff may still refund: captured less succeeded and pending refunds. */
+export function refundableOf(order: Pick<Order, 'amount' | 'capturedAmount'>, rows: readonly Pick<Refund, 'amount' | 'status'>[]): number {
+  return Math.max(0, capturedOf(order) - refundedTotal(rows) - refundSum(rows, 'pending'));
+}
+
+/**
+ * Upserts for `reports`. A succeeded refund whose reference the ledger does not hold settles a
+ * pending staff row of the same amount that has no reference yet (its answer was lost or is
+ * still on its way): whichever pairing is made, the totals are the same, and the late answer of
+ * that row then finds its reference already recorded.
+ */
+function upsertsOf(order: Order, rows: readonly Refund[], fact: PaymentFact, reports: readonly RefundReport[]): RefundUpsert[] {
+  const open = rows.filter((r) => r.status === 'pending' && r.referenceId === null);
+  const claimed = new Set(reports.map((r) => r.id).filter((id) => id !== undefined));
+  return reports.map((report) => {
+    let id = report.id;
+    const ref = report.referenceId ?? null;
+    if (id === undefined && report.status === 'succeeded' && ref !== null && !rows.some((r) => r.referenceId === ref)) {
+      const match = open.findIndex((r) => r.amount === report.amount && !claimed.has(r.id));
+      if (match >= 0) {
+        id = open[match]?.id;
+        open.splice(match, 1);
+      }
+    }
+    return {
+      ...(id === undefined ? {} : { id }),
+      referenceId: ref,
+      reference: report.reference ?? null,
+      amount: report.amount,
+      currency: report.currency ?? order.currency,
+      status: report.status,
+      source: fact.source,
+    };
+  });
+}
+
+/**
+ * The outcome once the ledger is merged: a refund state from the succeeded total. A chargeback
+ * stays one; an outcome before capture (a query's `approved`) stands when nothing was refunded;
+ * a refund claimed while the ledger holds none still implies the capture (the order is paid).
+ */
+function derivedOutcome(fact: PaymentFact, total: number, captured: number): PaymentFact['outcome'] {
+  if (fact.outcome === 'chargeback') return fact.outcome;
+  if (total > 0) return total >= captured ? 'refunded' : 'partially_refunded';
+  return fact.outcome === 'partially_refunded' || fact.outcome === 'refunded' ? 'approved' : fact.outcome;
+}
+
+/**
+ * The gateway's complete list as reports to record. On an order whose ledger holds a total from
+ * before the ledger (an `import` row) that total already counts the refunds the gateway lists:
+ * only references the ledger holds are kept, and a listed total that differs is for staff.
+ */
+function listedOf(rows: readonly Refund[], listed: readonly RefundReport[] | undefined, order: Order, reasons: string[]): RefundReport[] {
+  if (listed === undefined) return [];
+  if (!rows.some((r) => r.source === 'import' && r.status === 'succeeded')) return [...listed];
+  const held = new Set(rows.map((r) => r.referenceId).filter((ref) => ref !== null));
+  const gateway = listed.filter((r) => r.status === 'succeeded').reduce((sum, r) => sum + r.amount, 0);
+  if (gateway !== refundedTotal(rows)) {
+    reasons.push(`The gateway lists ${gateway} ${order.currency} of refunds, the refund ledger (with its total from before the ledger) holds ${refundedTotal(rows)}: check the refunds in the gateway portal.`);
+  }
+  return listed.filter((r) => r.referenceId != null && held.has(r.referenceId));
+}
+
+export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentFact, now: Date): LedgerStep {
+  const reasons: string[] = [];
+  const sameCurrency = (list: readonly RefundReport[]): RefundReport[] => {
+    const kept = list.filter((r) => (r.currency ?? order.currency) === order.currency);
+    if (kept.length < list.length && !reasons.some((r) => r.startsWith('A refund in another currency'))) {
+      reasons.push(`A refund in another currency than the order's ${order.currency} was reported: not recorded. Check the refunds in the gateway portal.`);
+    }
+    return kept;
+  };
+  let planned = 0;
+  // Ids of rows a merge would insert matter only to tell the rows apart while planning.
+  const ctx = { orderId: order.id, now, newId: () => `planned-${String(++planned)}` };
+  // The claim's own refunds first, then the gateway's list, matched against the rows the first left.
+  const own = upsertsOf(order, rows, fact, sameCurrency(fact.refunds ?? []));
+  const first = mergeRefunds(rows, own, ctx).rows;
+  const upserts = [...own, ...upsertsOf(order, first, fact, sameCurrency(listedOf(first, fact.listedRefunds, order, reasons)))];
+  const merged = mergeRefunds(rows, upserts, ctx);
+  const captured = capturedOf(order);
+  const total = refundedTotal(merged.rows);
+  const reserved = merged.changes.some((c) => c.kind === 'insert' && c.row.status === 'pending');
+  if (reserved && total + refundSum(merged.rows, 'pending') > captured) {
+    return { fact, upserts: [], changed: false, reasons: [], refused: `more than the ${refundableOf(order, rows)} ${order.currency} that remains refundable` };
+  }
+
+  // A total without references is compared, never written: the ledger alone moves the amount.
+  const referenced = fact.refunds !== undefined || fact.listedRefunds !== undefined;
+  const claimed = fact.refundedAmount ?? (!referenced && fact.outcome === 'refunded' ? captured : undefined);
+  if (claimed !== undefined && claimed !== total) {
+    reasons.push(
+      `The ${fact.source === 'notify' ? 'notification' : fact.source} reports ${claimed} ${order.currency} refunded, the refund ledger holds ${total}: ` +
+        'not applied. Run query sync (it records the gateway\'s refunds by reference) or check the refunds in the gateway portal.',
+    );
+  } else if (claimed === undefined && !referenced && fact.outcome === 'partially_refunded' && total === 0) {
+    reasons.push('A partial refund was reported without its reference and the refund ledger holds none: run query sync or check the refunds in the gateway portal.');
+  }
+  if (total > captured) {
+    reasons.push(`Refunds reported for this order add up to more than the ${captured} ${order.currency} captured: check the refunds in the gateway portal.`);
+  }
+  const derived: PaymentFact = { ...fact, outcome: derivedOutcome(fact, total, captured), refundedAmount: total === 0 ? undefined : Math.min(total, captured), refunds: undefined, listedRefunds: undefined };
+  return { fact: derived, upserts, changed: merged.changes.length > 0, reasons };
+}

@@ -1,0 +1,70 @@
+/**
+ * The engine's refund ledger on every kit store (memory, a SQLite file, PostgreSQL): staff
+ * reservations raced by two engines never exceed what remains, and answers and notifications of
+ * the same refunds, applied at once in any order, give one row per refund and the right total.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reserveRefund } from '../../../server/admin/gateway-actions.js';
+import { createReconcileEngine } from '../../../server/orders/engine.js';
+import type { OrderStore } from '../../../server/orders/store.js';
+import { createMemoryStore } from '../../../server/orders/stores/memory.js';
+import { createPostgresStore } from '../../../server/orders/stores/postgres.js';
+import { createSqliteStore } from '../../../server/orders/stores/sqlite.js';
+import { dropSchema, openPgTarget, uniqueSchema, type PgTarget } from '../stores/pg-target.js';
+import { makeOrder, recordingHooks } from './fixtures.js';
+
+let dir: string;
+let pgTarget: PgTarget;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'engine-refunds-'));
+  pgTarget = await openPgTarget();
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await pgTarget.end();
+});
+
+const stores: [string, () => Promise<{ store: OrderStore; done: () => Promise<void> }>][] = [
+  ['memory', () => Promise.resolve({ store: createMemoryStore(), done: () => Promise.resolve() })],
+  ['sqlite', () => {
+    const store = createSqliteStore({ path: join(dir, `${String(Date.now())}-${String(Math.random()).slice(2)}.sqlite`) });
+    return Promise.resolve({ store, done: () => store.close() });
+  }],
+  ['postgres', async () => {
+    const schema = uniqueSchema('refunds');
+    const store = await createPostgresStore({ pool: pgTarget.pool, schema });
+    return { store, done: () => dropSchema(pgTarget.pool, schema) };
+  }],
+];
+
+describe.each(stores)('refund ledger through the engine (%s)', (_name, open) => {
+  it('ten reservations raced by two engines: only what fits is reserved, settled rows give the total', async () => {
+    const { store, done } = await open();
+    try {
+      const a = createReconcileEngine({ store, owner: 'a' });
+      const b = createReconcileEngine({ store, owner: 'b' });
+      const order = await makeOrder(store, { amount: 11_800, state: 'paid' });
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => reserveRefund(i % 2 === 0 ? a : b, order, 4_720, 'staff')));
+      const reserved = results.filter((r): r is { id: string } => 'id' in r);
+      expect(reserved).toHaveLength(2);
+      expect(results.filter((r) => 'refused' in r)).toHaveLength(8);
+      // The answers and the notifications of the two refunds, all at once.
+      const hooks = recordingHooks();
+      const c = createReconcileEngine({ store, owner: 'c', hooks: hooks.hooks });
+      await Promise.all([
+        ...reserved.map((r, i) => c.apply({ orderId: order.id, source: 'admin', outcome: 'unknown', refunds: [{ id: r.id, referenceId: `T-0${String(i + 1)}`, amount: 4_720, status: 'succeeded' }] })),
+        ...[1, 2, 1, 2].map((i) => a.apply({ orderId: order.id, source: 'notify', outcome: 'partially_refunded', refunds: [{ referenceId: `T-0${String(i)}`, amount: 4_720, status: 'succeeded' }] })),
+      ]);
+      const rows = await store.listRefunds(order.id);
+      expect(rows.map((r) => [r.referenceId, r.status]).sort()).toEqual([['T-01', 'succeeded'], ['T-02', 'succeeded']]);
+      expect(await store.get(order.id)).toMatchObject({ state: 'partially_refunded', refundedAmount: 9_440, attention: null });
+      // What remains is still refundable.
+      expect('id' in (await reserveRefund(a, (await store.get(order.id))!, 2_360, 'staff'))).toBe(true);
+    } finally {
+      await done();
+    }
+  });
+});
