@@ -9,6 +9,7 @@ import { KitError } from '../../errors.js';
 import { silentLogger } from '../../logging.js';
 import type { Logger } from '../../logging.js';
 import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionResult } from '../store.js';
+import { createMemoryOutbox } from './memory-outbox.js';
 import { initialOrder, type NewEvent, type NewOrder, type Order, type OrderEvent, type OrderPatch } from '../types.js';
 
 export interface MemoryStoreOptions {
@@ -39,6 +40,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
   const byTransactionId = new Map<string, string>();
   const events = new Map<string, OrderEvent[]>();
   const leases = new Map<string, Lease>();
+  const outbox = createMemoryOutbox(now);
 
   const leased = (id: string, at: number): Lease | undefined => {
     const lease = leases.get(id);
@@ -120,7 +122,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       return id === undefined ? null : copy(orders.get(id) ?? null);
     },
 
-    async transition(id, expectedVersion, patch, event): Promise<TransitionResult> {
+    async transition(id, expectedVersion, patch, event, extras): Promise<TransitionResult> {
       await Promise.resolve();
       const order = orders.get(id);
       if (!order || order.version !== expectedVersion || findByKey(id, event?.dedupeKey)) {
@@ -133,6 +135,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
         if (next.transactionId !== null) byTransactionId.set(next.transactionId, id);
       }
       const stored = event ? makeEvent(id, event) : null;
+      if (extras?.outbox) outbox.add(next, extras.outbox);
       return { ok: true, order: copy(next), event: stored ? copy(stored) : null };
     },
 
@@ -193,8 +196,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       return copy(found);
     },
 
+    claimOutbox: outbox.claimOutbox,
+    completeOutbox: outbox.completeOutbox,
+    failOutbox: outbox.failOutbox,
+    releaseOutbox: outbox.releaseOutbox,
+    listOutbox: outbox.listOutbox,
+    countOutbox: outbox.countOutbox,
+
     async close() {
       await Promise.resolve();
+      outbox.clear();
       orders.clear();
       byOrderNo.clear();
       byTransactionId.clear();

@@ -8,16 +8,17 @@ import { z } from 'zod';
 import { ConfigError, KitError } from '../../errors.js';
 import { silentLogger } from '../../logging.js';
 import type { Logger } from '../../logging.js';
-import type { AppendResult, OrderStore, TransitionResult } from '../store.js';
+import type { AppendResult, OrderStore, TransitionExtras, TransitionResult } from '../store.js';
 import type { NewEvent, Order, OrderEvent } from '../types.js';
 import { inTransaction } from './postgres-client.js';
 import type { PgClientLike, PgPoolLike } from './postgres-client.js';
 import { migratePostgres } from './postgres-migrate.js';
+import { createPostgresOutbox } from './postgres-outbox.js';
 import { buildQueries, quoteSchema } from './postgres-queries.js';
 import { guarded } from './sql/errors.js';
 import { rowToEvent, rowToOrder } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
-import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkPatch } from './sql/validate.js';
+import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch } from './sql/validate.js';
 import { uuidV7 } from '../../uuid-v7.js';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres-client.js';
@@ -98,6 +99,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   quoteSchema(schema);
   const pool = given ?? (await createPool(connectionString ?? '', logger));
   const Q = buildQueries(schema);
+  const outbox = createPostgresOutbox(pool, schema);
   let ended = false;
   if (migrate) {
     try {
@@ -124,18 +126,22 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     expectedVersion: number,
     patch: Parameters<OrderStore['transition']>[2],
     event?: NewEvent,
+    extras?: TransitionExtras,
   ): Promise<TransitionResult> => {
     const now = new Date();
     const won = await inTransaction<{ order: Order; event: OrderEvent | null } | null>(pool, async (c) => {
       const updated = first((await c.query(Q.transition, [id, expectedVersion, JSON.stringify(patch), now.toISOString(), event ? 1 : 0])).rows);
       if (!updated) return { commit: false, value: null };
       const order = rowToOrder(updated);
-      if (!event) return { commit: true, value: { order, event: null } };
-      const seq = Number(updated.last_event_seq);
-      const inserted = first((await c.query(Q.insertEvent, eventValues(id, seq, event, now))).rows);
-      // A dedupe conflict refuses the whole transition: roll the order update back too.
-      if (!inserted) return { commit: false, value: null };
-      return { commit: true, value: { order, event: rowToEvent(inserted) } };
+      let stored: OrderEvent | null = null;
+      if (event) {
+        const inserted = first((await c.query(Q.insertEvent, eventValues(id, Number(updated.last_event_seq), event, now))).rows);
+        // A dedupe conflict refuses the whole transition: roll the order update back too.
+        if (!inserted) return { commit: false, value: null };
+        stored = rowToEvent(inserted);
+      }
+      if (extras?.outbox?.length) await outbox.add(c, order, extras.outbox, now);
+      return { commit: true, value: { order, event: stored } };
     });
     return won ? { ok: true, ...won } : { ok: false, current: await get(id) };
   };
@@ -190,11 +196,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     get: (id) => guarded(ADAPTER, 'get', () => get(id)),
     getByOrderNo: (orderNo) => guarded(ADAPTER, 'getByOrderNo', () => one(Q.byOrderNo, [orderNo])),
     getByTransactionId: (transactionId) => guarded(ADAPTER, 'getByTransactionId', () => one(Q.byTransactionId, [transactionId])),
-    transition: (id, expectedVersion, patch, event) =>
+    transition: (id, expectedVersion, patch, event, extras) =>
       guarded(ADAPTER, 'transition', () => {
         checkPatch(patch);
         if (event) checkEvent(event);
-        return transition(id, expectedVersion, patch, event);
+        if (extras?.outbox) checkOutboxEntries(extras.outbox);
+        return transition(id, expectedVersion, patch, event, extras);
       }),
     appendEvent: (orderId, event) =>
       guarded(ADAPTER, 'appendEvent', () => {
@@ -237,6 +244,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         ]);
         return rows.map(rowToOrder);
       }),
+    claimOutbox: outbox.claimOutbox,
+    completeOutbox: outbox.completeOutbox,
+    failOutbox: outbox.failOutbox,
+    releaseOutbox: outbox.releaseOutbox,
+    listOutbox: outbox.listOutbox,
+    countOutbox: outbox.countOutbox,
     close: () =>
       guarded(ADAPTER, 'close', async () => {
         if (given || ended) return;

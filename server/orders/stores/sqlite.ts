@@ -15,16 +15,17 @@ import { z } from 'zod';
 import { ConfigError, KitError } from '../../errors.js';
 import { silentLogger } from '../../logging.js';
 import type { Logger } from '../../logging.js';
-import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionResult } from '../store.js';
+import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionExtras, TransitionResult } from '../store.js';
 import { initialOrder, type NewEvent, type NewOrder, type Order, type OrderEvent, type OrderPatch } from '../types.js';
 import { guarded } from './sql/errors.js';
 import { uuidV7 } from '../../uuid-v7.js';
 import { rowToEvent, rowToOrder } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
-import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkPatch } from './sql/validate.js';
+import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch } from './sql/validate.js';
 import { configureDurability, createDurableWrites } from './sqlite-durable.js';
 import type { WalSync } from './sqlite-wal-sync.js';
 import { migrateSqlite } from './sqlite-migrate.js';
+import { createSqliteOutbox } from './sqlite-outbox.js';
 import { prepareStatements } from './sqlite-statements.js';
 import type { EventParams, OrderParams } from './sqlite-statements.js';
 
@@ -179,7 +180,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
   const read = (row: Row | undefined): Order | null => (row ? rowToOrder(row) : null);
 
   // Each runs inside a group-commit savepoint (sqlite-group-commit.ts), never on its own.
-  const transitionWork = (id: string, expectedVersion: number, patch: OrderPatch, event: NewEvent | undefined): TransitionResult => {
+  const transitionWork = (id: string, expectedVersion: number, patch: OrderPatch, event: NewEvent | undefined, extras: TransitionExtras | undefined): TransitionResult => {
     const row = s.byId.get(id);
     if (!row) return { ok: false, current: null };
     const current = rowToOrder(row);
@@ -198,6 +199,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     }
     // What was written, as a read would return it (data through JSON), without reading it back.
     const order: Order = { ...next, data: JSON.parse(params.data) as Record<string, unknown> };
+    if (extras?.outbox?.length) outbox.add(order, extras.outbox, now);
     return { ok: true, order, event: written === null ? null : storedEvent(written) };
   };
 
@@ -229,6 +231,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     return rows.map(rowToOrder);
   };
   const commits = createDurableWrites(db, walSync, durability);
+  const outbox = createSqliteOutbox(db, commits);
 
   return {
     create: (order: NewOrder) =>
@@ -252,11 +255,12 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     getByOrderNo: (orderNo) => guarded(ADAPTER, 'getByOrderNo', () => read(s.byOrderNo.get(orderNo))),
     getByTransactionId: (transactionId) =>
       guarded(ADAPTER, 'getByTransactionId', () => read(s.byTransactionId.get(transactionId))),
-    transition: (id, expectedVersion, patch, event) =>
+    transition: (id, expectedVersion, patch, event, extras) =>
       guarded(ADAPTER, 'transition', () => {
         checkPatch(patch);
         if (event) checkEvent(event);
-        return commits.write(() => transitionWork(id, expectedVersion, patch, event));
+        if (extras?.outbox) checkOutboxEntries(extras.outbox);
+        return commits.write(() => transitionWork(id, expectedVersion, patch, event, extras));
       }),
     appendEvent: (orderId, event) =>
       guarded(ADAPTER, 'appendEvent', () => {
@@ -303,6 +307,12 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
           })
           .map(rowToOrder);
       }),
+    claimOutbox: outbox.claimOutbox,
+    completeOutbox: outbox.completeOutbox,
+    failOutbox: outbox.failOutbox,
+    releaseOutbox: outbox.releaseOutbox,
+    listOutbox: outbox.listOutbox,
+    countOutbox: outbox.countOutbox,
     close: () =>
       guarded(ADAPTER, 'close', async () => {
         await commits.close();
