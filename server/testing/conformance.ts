@@ -12,6 +12,7 @@ import { eventCases } from './conformance/events.js';
 import { leaseCases } from './conformance/leases.js';
 import { listCases } from './conformance/list.js';
 import { orderCases } from './conformance/orders.js';
+import { outboxCases } from './conformance/outbox.js';
 import { transitionCases } from './conformance/transitions.js';
 import { valueCases } from './conformance/values.js';
 
@@ -48,5 +49,6 @@ export function describeOrderStoreConformance(name: string, factory: Conformance
     dueCases(ctx);
     listCases(ctx);
     valueCases(ctx);
+    outboxCases(ctx);
   });
 }
