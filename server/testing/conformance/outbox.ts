@@ -12,6 +12,12 @@ const PAID: NewOutboxEntry[] = [
   { hook: 'onPaid', payload: { source: 'notify', from: 'created', to: 'paid', nested: { n: 1 } } },
 ];
 
+function nth<T>(list: readonly T[], i: number): T {
+  const value = list[i];
+  if (value === undefined) throw new Error(`expected at least ${String(i + 1)} entries, got ${String(list.length)}`);
+  return value;
+}
+
 export function outboxCases(ctx: ConformanceContext): void {
   /** A new order moved to paid with PAID's two entries; returns its id. */
   const paidOrder = async (): Promise<string> => {
@@ -30,12 +36,12 @@ export function outboxCases(ctx: ConformanceContext): void {
       if (!moved.ok) throw new Error('the transition was refused');
       const entries = await ctx.store.listOutbox({ orderId: input.id, limit: 10 });
       expect(entries.map((e) => e.hook)).toEqual(['onTransition', 'onPaid']);
-      expect(entries[1]).toMatchObject({ orderId: input.id, status: 'pending', attempts: 0, lastError: null, payload: PAID[1]?.payload });
+      expect(entries[1]).toMatchObject({ orderId: input.id, status: 'pending', attempts: 0, lastError: null, payload: nth(PAID, 1).payload });
       expect(new Set(entries.map((e) => e.id)).size).toBe(2);
-      expect(entries[1]!.position).toBeGreaterThan(entries[0]!.position);
-      expect(entries[0]!.order).toEqual(moved.order);
-      expect(entries[0]!.createdAt).toBeInstanceOf(Date);
-      expect(entries[0]!.nextAttemptAt).toBeInstanceOf(Date);
+      expect(nth(entries, 1).position).toBeGreaterThan(nth(entries, 0).position);
+      expect(nth(entries, 0).order).toEqual(moved.order);
+      expect(nth(entries, 0).createdAt).toBeInstanceOf(Date);
+      expect(nth(entries, 0).nextAttemptAt).toBeInstanceOf(Date);
       expect(await ctx.store.countOutbox()).toEqual({ pending: 2, dead: 0 });
     });
 
@@ -48,7 +54,7 @@ export function outboxCases(ctx: ConformanceContext): void {
       expect((await ctx.store.transition(input.id, 1, { state: 'paid' }, keyed, { outbox: PAID })).ok).toBe(false);
       expect(await ctx.store.listOutbox({ orderId: input.id, limit: 10 })).toEqual([]);
       expect(await ctx.store.countOutbox()).toEqual({ pending: 0, dead: 0 });
-      expect((await ctx.store.get(input.id))!.state).toBe('pending');
+      expect(await ctx.store.get(input.id)).toMatchObject({ state: 'pending' });
     });
 
     it('claims whole orders under a lease: another owner gets none of them until release, the holder may claim again', async () => {
@@ -76,20 +82,22 @@ export function outboxCases(ctx: ConformanceContext): void {
 
     it('removes a completed entry; a failed one waits for its retry time; a given-up one is dead and never claimed', async () => {
       const a = await paidOrder();
-      const [transition, paid] = await ctx.store.claimOutbox({ owner: 'one', leaseMs: 60_000, limit: 10 });
-      await ctx.store.completeOutbox(transition!.id);
-      await ctx.store.failOutbox(paid!.id, { error: 'mail server down', retryInMs: 60_000 });
-      expect(await ctx.store.listOutbox({ orderId: a, limit: 10 })).toMatchObject([{ id: paid!.id, attempts: 1, lastError: 'mail server down', status: 'pending' }]);
-      const [pending] = await ctx.store.listOutbox({ orderId: a, limit: 10 });
-      expect(pending!.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() + 30_000);
+      const claimed = await ctx.store.claimOutbox({ owner: 'one', leaseMs: 60_000, limit: 10 });
+      const transition = nth(claimed, 0);
+      const paid = nth(claimed, 1);
+      await ctx.store.completeOutbox(transition.id);
+      await ctx.store.failOutbox(paid.id, { error: 'mail server down', retryInMs: 60_000 });
+      expect(await ctx.store.listOutbox({ orderId: a, limit: 10 })).toMatchObject([{ id: paid.id, attempts: 1, lastError: 'mail server down', status: 'pending' }]);
+      const pending = nth(await ctx.store.listOutbox({ orderId: a, limit: 10 }), 0);
+      expect(pending.nextAttemptAt.getTime()).toBeGreaterThan(Date.now() + 30_000);
       // Not due: nobody claims it, not even its last owner (the failure cleared the lease).
       expect(await ctx.store.claimOutbox({ owner: 'two', leaseMs: 60_000, limit: 10 })).toEqual([]);
-      await ctx.store.failOutbox(paid!.id, { error: 'again', retryInMs: 0 });
+      await ctx.store.failOutbox(paid.id, { error: 'again', retryInMs: 0 });
       const again = await ctx.store.claimOutbox({ owner: 'two', leaseMs: 60_000, limit: 10 });
-      expect(again).toMatchObject([{ id: paid!.id, attempts: 2, lastError: 'again' }]);
-      await ctx.store.failOutbox(paid!.id, { error: 'for good', retryInMs: null });
+      expect(again).toMatchObject([{ id: paid.id, attempts: 2, lastError: 'again' }]);
+      await ctx.store.failOutbox(paid.id, { error: 'for good', retryInMs: null });
       expect(await ctx.store.claimOutbox({ owner: 'three', leaseMs: 60_000, limit: 10 })).toEqual([]);
-      expect(await ctx.store.listOutbox({ status: 'dead', limit: 10 })).toMatchObject([{ id: paid!.id, status: 'dead', attempts: 3 }]);
+      expect(await ctx.store.listOutbox({ status: 'dead', limit: 10 })).toMatchObject([{ id: paid.id, status: 'dead', attempts: 3 }]);
       expect(await ctx.store.listOutbox({ status: 'pending', limit: 10 })).toEqual([]);
       expect(await ctx.store.countOutbox()).toEqual({ pending: 0, dead: 1 });
       await ctx.store.completeOutbox('no-such-entry');
@@ -99,9 +107,9 @@ export function outboxCases(ctx: ConformanceContext): void {
     it("returns an order's entries that are not due yet with its due ones, so the dispatcher keeps their order", async () => {
       const input = ctx.newOrder();
       await ctx.store.create(input);
-      await ctx.store.transition(input.id, 0, { state: 'paid' }, undefined, { outbox: [PAID[1]!] });
-      const [paid] = await ctx.store.claimOutbox({ owner: 'one', leaseMs: 60_000, limit: 10 });
-      await ctx.store.failOutbox(paid!.id, { error: 'down', retryInMs: 60_000 });
+      await ctx.store.transition(input.id, 0, { state: 'paid' }, undefined, { outbox: [nth(PAID, 1)] });
+      const paid = nth(await ctx.store.claimOutbox({ owner: 'one', leaseMs: 60_000, limit: 10 }), 0);
+      await ctx.store.failOutbox(paid.id, { error: 'down', retryInMs: 60_000 });
       await ctx.store.transition(input.id, 1, { state: 'refunded' }, undefined, { outbox: [{ hook: 'onRefunded', payload: { source: 'admin', from: 'paid', to: 'refunded' } }] });
       const claimed = await ctx.store.claimOutbox({ owner: 'one', leaseMs: 60_000, limit: 10 });
       expect(claimed.map((e) => [e.hook, e.order.state, e.order.version])).toEqual([['onPaid', 'paid', 1], ['onRefunded', 'refunded', 2]]);
@@ -111,7 +119,9 @@ export function outboxCases(ctx: ConformanceContext): void {
       const ids = await Promise.all(Array.from({ length: 6 }, () => paidOrder()));
       const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => ctx.store.claimOutbox({ owner: `owner-${i}`, leaseMs: 60_000, limit: 2 })));
       const holders = new Map<string, Set<number>>();
-      claims.forEach((entries, i) => entries.forEach((e) => holders.set(e.orderId, (holders.get(e.orderId) ?? new Set()).add(i))));
+      claims.forEach((entries, i) => {
+        for (const e of entries) holders.set(e.orderId, (holders.get(e.orderId) ?? new Set()).add(i));
+      });
       for (const [, owners] of holders) expect(owners.size).toBe(1);
       const all = claims.flat().map((e) => e.id);
       expect(new Set(all).size).toBe(all.length);
