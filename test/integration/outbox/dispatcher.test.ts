@@ -67,7 +67,7 @@ describe('outbox dispatcher: retries', () => {
     const clock = manualClock();
     const store = createMemoryStore({ now: clock.now });
     const paid = flaky(100);
-    const rec = recordingHooks({ onPaid: paid.hook as OrderHooks['onPaid'] });
+    const rec = recordingHooks({ onPaid: paid.hook });
     const engine = createReconcileEngine({ store, hooks: rec.hooks, outbox: { now: clock.now, backoffMs: 10, maxAttempts: 2 } });
     const order = await makeOrder(store);
     await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved' });

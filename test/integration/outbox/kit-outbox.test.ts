@@ -45,7 +45,7 @@ describe('kit: hook outbox', () => {
   it('runs no loop with outbox.enabled false, still delivering right after each change', async () => {
     const store = createMemoryStore();
     let paid = 0;
-    const kit = createCheckoutKit({ ...base, store, outbox: { enabled: false }, hooks: { onPaid: () => void paid++ } });
+    const kit = createCheckoutKit({ ...base, store, outbox: { enabled: false }, hooks: { onPaid: () => { paid++; } } });
     expect(kit.engine.outbox.running).toBe(false);
     const order = await makeOrder(store);
     await kit.engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved' });
