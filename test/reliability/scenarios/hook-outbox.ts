@@ -140,6 +140,8 @@ async function onSqlite(size: Size, report: Report, dir: string): Promise<void> 
     const calls = readJsonLines<HookCall>(files.hooks);
     report.figure('SQLite: hook calls delivered', calls.length);
     checkDeliveries(report, 'SQLite', settled, calls, readMarker(files.marker), killed);
+    report.runs += shoppers.length;
+    report.ordersLost += settled.missing.length;
   } finally {
     await proc?.kill();
   }
@@ -184,6 +186,8 @@ async function onPostgres(size: Size, report: Report, dir: string): Promise<void
     const calls = [0, 1].flatMap((i) => readJsonLines<HookCall>(join(dir, `pg-hooks-${String(i)}.jsonl`)));
     report.figure('PostgreSQL: hook calls delivered', calls.length);
     checkDeliveries(report, 'PostgreSQL, two instances', settled, calls, readMarker(marker), killed);
+    report.runs += shoppers.length;
+    report.ordersLost += settled.missing.length;
   } finally {
     await Promise.all(procs.map((p) => p?.kill() ?? Promise.resolve()));
     await gateway.close();
