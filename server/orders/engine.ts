@@ -215,7 +215,8 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       logger.warn({ orderId: found.id, orderNo: found.orderNo, source: fact.source, attention: settled.change.attention }, 'Order flagged for attention');
     }
     // Delivered now, so the caller answers after its hooks ran; the loop retries what fails.
-    if (settled.before || settled.change) await outbox.deliver(found.id);
+    const owed = [settled.before, settled.change].some((c) => c !== undefined && owedHooks(hooks, c).length > 0);
+    if (owed) await outbox.deliver(found.id);
     return settled.result;
   }
 
