@@ -29,8 +29,9 @@ function buildOutboxQueries(schema: string) {
   const O = `${quoteSchema(schema)}.checkout_outbox`;
   const lockOrders = `SELECT id FROM ${T} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`;
   return {
+    // Due by the database clock, which claims compare with, whatever this process's clock says.
     insert: `INSERT INTO ${O} (id, order_id, hook, payload, order_snapshot, next_attempt_at, created_at)
-      SELECT e.id, $1, e.hook, e.payload, $2::jsonb, $3::timestamptz, $3::timestamptz
+      SELECT e.id, $1, e.hook, e.payload, $2::jsonb, now(), $3::timestamptz
       FROM jsonb_to_recordset($4::jsonb) AS e(id text, hook text, payload jsonb)`,
     candidates: `SELECT order_id FROM ${O}
       WHERE status = 'pending' AND next_attempt_at <= now() AND ($1::text IS NULL OR order_id = $1)
