@@ -12,6 +12,7 @@
  * `deliver(orderId)` is what the engine awaits right after its compare-and-set wins; the loop
  * started by `start()` picks up what a crash, a failure or a busy order left behind.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { redact, silentLogger } from '../logging.js';
 import type { Logger } from '../logging.js';
@@ -42,7 +43,10 @@ export interface OutboxDispatcherOptions {
 }
 
 export interface OutboxDispatcher {
-  /** Delivers the due entries of one order now; never rejects (failures are recorded and retried). */
+  /**
+   * Delivers the due entries of one order now; never rejects (failures are recorded and retried).
+   * From inside one of that order's hooks it returns at once: the delivery under way takes the new entries.
+   */
   deliver(orderId: string): Promise<void>;
   /** One background round: claims up to `batchSize` orders with due entries and delivers them. Resolves to the entries delivered. */
   runOnce(): Promise<number>;
@@ -57,6 +61,9 @@ export const OUTBOX_DEFAULTS = { intervalMs: 1000, leaseMs: 60_000, batchSize: 5
 
 /** Rounds of claim → deliver per `deliver` call, so entries stored meanwhile by another instance are not left to the loop. */
 const MAX_ROUNDS = 4;
+
+/** The orders whose hooks the current async context is running (a hook may change its own order). */
+const delivering = new AsyncLocalStorage<ReadonlySet<string>>();
 
 export function createOutboxDispatcher(options: OutboxDispatcherOptions): OutboxDispatcher {
   const { store, hooks } = options;
@@ -130,7 +137,8 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
       attempted++;
       let delivered: boolean;
       try {
-        await callHook(hooks, entry);
+        const inside = new Set(delivering.getStore()).add(entry.orderId);
+        await delivering.run(inside, () => callHook(hooks, entry));
         delivered = true;
       } catch (error) {
         delivered = false;
@@ -194,6 +202,9 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
 
   return {
     deliver: async (orderId) => {
+      // Called from one of this order's own hooks (say a capture in onAuthorized): waiting for the
+      // run under way would wait for ourselves; that run claims again and delivers the new calls.
+      if (delivering.getStore()?.has(orderId) === true) return;
       await serial(orderId);
     },
     runOnce: () => track(runOnce()),

@@ -84,3 +84,36 @@ describe('engine: hooks through the outbox', () => {
     expect(await inner.countOutbox()).toEqual({ pending: 0, dead: 0 });
   });
 });
+
+describe('engine: a hook that changes its own order', () => {
+  it('a capture from onAuthorized is applied and its onPaid delivered by the run under way, without waiting on itself', async () => {
+    const store = createMemoryStore();
+    const calls: string[] = [];
+    const engine = createReconcileEngine({
+      store,
+      hooks: {
+        onAuthorized: async (order) => {
+          calls.push('onAuthorized');
+          const captured = await engine.apply({ orderId: order.id, source: 'admin', outcome: 'approved', capturedAmount: order.amount });
+          calls.push(`capture ${captured.status}`);
+        },
+        onPaid: () => {
+          calls.push('onPaid');
+        },
+      },
+    });
+    const order = await makeOrder(store);
+    const result = await Promise.race([
+      engine.apply({ orderId: order.id, source: 'notify', outcome: 'authorized' }),
+      new Promise((resolve) => {
+        setTimeout(() => {
+          resolve('stuck');
+        }, 5_000);
+      }),
+    ]);
+    expect(result).toMatchObject({ status: 'applied' });
+    expect(calls).toEqual(['onAuthorized', 'capture applied', 'onPaid']);
+    expect((await store.get(order.id))?.state).toBe('paid');
+    expect(await store.countOutbox()).toEqual({ pending: 0, dead: 0 });
+  });
+});
