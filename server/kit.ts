@@ -38,7 +38,7 @@ export interface CheckoutKit {
   /** Creates the order server-side and returns the URL to send the shopper to. */
   createPayment(input: CreatePaymentInput): Promise<CreatePaymentResult>;
   /**
-   * Stops the sweeper, releases the gateway client's idle connections and closes the store, each
+   * Stops the sweeper and the hook outbox's dispatcher, releases the gateway client's idle connections and closes the store, each
    * only when the kit created it itself (never a client or store you passed).
    */
   close(): Promise<void>;
@@ -75,7 +75,8 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
     });
   const gateway = createGatewayPort(client);
   const instance = randomUUID();
-  const engine = createReconcileEngine({ store, hooks: options.hooks, gateway, owner: `checkout-${instance}`, logger });
+  const { enabled: deliverInBackground, ...outbox } = options.outbox;
+  const engine = createReconcileEngine({ store, hooks: options.hooks, gateway, owner: `checkout-${instance}`, logger, outbox });
   const sweeper = createSweeper({
     engine,
     store,
@@ -95,6 +96,7 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
   const context: KitContext = { options, client, store, engine, adminStore, tokens, urls: createKitUrls(options.publicUrl, tokens), logger };
   const router = createCheckoutRouter(context);
   if (options.sweeper.enabled) sweeper.start();
+  if (deliverInBackground) engine.outbox.start();
 
   let closed: Promise<void> | null = null;
   return {
@@ -109,6 +111,7 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
     close() {
       closed ??= (async () => {
         await sweeper.stop();
+        await engine.outbox.stop();
         if (options.client === undefined) client.close();
         if (ownStore) await store.close?.();
       })();

@@ -32,7 +32,8 @@ export function createMinimalShop(config: MinimalShopConfig): { app: express.Exp
     tokenSecret: config.tokenSecret,
     store: createSqliteStore({ path: config.database }),
     hooks: {
-      // Called exactly once when the order becomes paid, whichever way the news arrived.
+      // Owed once when the order becomes paid, whichever way the news arrived; delivered at
+      // least once (a crash or a throw is retried with the same info.eventId).
       onPaid: (order) => {
         paidOrders.add(order.orderNo);
       },

@@ -1,5 +1,5 @@
 export { createCheckoutKit, type CheckoutKit, type Sweeper } from '../kit.js';
-export type { CheckoutHooks, CheckoutKitOptions, PayoutChange, KitGatewayOptions, KitRateLimitOptions, ResolvedKitOptions, KitSweeperOptions, ThreeDSMode } from './options-types.js';
+export type { CheckoutHooks, CheckoutKitOptions, PayoutChange, KitGatewayOptions, KitRateLimitOptions, ResolvedKitOptions, KitSweeperOptions, KitOutboxOptions, ThreeDSMode } from './options-types.js';
 export { OPTION_DEFAULTS, TOKEN_SECRET_MIN_LENGTH, resolveKitOptions } from './options.js';
 export { createKitUrls, type KitContext, type KitUrls } from './context.js';
 export { DEFAULT_TOKEN_TTL_MS, TOKEN_PURPOSES, createUrlTokens, type TokenPurpose, type UrlTokens, type UrlTokensOptions } from './tokens.js';

@@ -73,6 +73,24 @@ export interface KitSweeperOptions {
   refundFailAfterMs?: number;
 }
 
+/** The hook outbox's dispatcher (docs/orders.md, "Hooks"). */
+export interface KitOutboxOptions {
+  /** Deliver in this process: the background loop that retries failed hooks and picks up what a crash left. */
+  enabled?: boolean;
+  /** Pause between two rounds of the loop. */
+  intervalMs?: number;
+  /** How long a dispatcher's claim on an order's hook calls lasts if the process dies mid-delivery. */
+  leaseMs?: number;
+  /** Orders per round. */
+  batchSize?: number;
+  /** Attempts of one hook call before it is given up (kept as `dead` for staff). */
+  maxAttempts?: number;
+  /** Delay before the first retry; doubled after each failure. */
+  backoffMs?: number;
+  /** The longest delay between two attempts. */
+  maxBackoffMs?: number;
+}
+
 /** Options of `createCheckoutKit`; docs/checkout.md has the full table with defaults. */
 export interface CheckoutKitOptions {
   gateway: KitGatewayOptions;
@@ -95,6 +113,7 @@ export interface CheckoutKitOptions {
   confirmNotifications?: boolean;
   rateLimit?: KitRateLimitOptions;
   sweeper?: KitSweeperOptions;
+  outbox?: KitOutboxOptions;
   logger?: Logger;
   /** An existing client (tests); default: one built from `gateway`. */
   client?: GatewayClient;
@@ -123,6 +142,7 @@ export interface ResolvedKitOptions {
   confirmNotifications: boolean;
   rateLimit: { windowMs: number; limit: number; store?: RateLimitStore | undefined };
   sweeper: Required<KitSweeperOptions>;
+  outbox: Required<KitOutboxOptions>;
   /** Redacting logger (wraps the shop's). */
   logger: Logger;
   client: GatewayClient | undefined;

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { SIGNED_OPERATIONS } from '../gateway/signing.js';
 import { redactingLogger, silentLogger } from '../logging.js';
+import { OUTBOX_DEFAULTS } from '../orders/outbox-dispatcher.js';
 import type { CheckoutKitOptions, ResolvedKitOptions } from './options-types.js';
 
 export const TOKEN_SECRET_MIN_LENGTH = 32;
@@ -27,6 +28,7 @@ export const OPTION_DEFAULTS = {
     enabled: true, intervalMs: 30 * 1000, stuckAfterMs: 2 * 60 * 1000, expireAfterMs: 30 * 60 * 1000, leaseMs: 60 * 1000, batchSize: 100,
     refundSettleAfterMs: 2 * 60 * 1000, refundFailAfterMs: 60 * 60 * 1000,
   },
+  outbox: { enabled: true, ...OUTBOX_DEFAULTS },
 } as const;
 
 const GENERATE_SECRET = "generate one with `node -e \"console.log(crypto.randomBytes(32).toString('base64url'))\"`";
@@ -66,6 +68,14 @@ const FIXES: Record<string, string> = {
   'sweeper.batchSize': 'use a whole number from 1 to 100 (the gateway queries at most 100 orders per call)',
   'sweeper.refundSettleAfterMs': 'use a whole number of milliseconds of at least 1',
   'sweeper.refundFailAfterMs': 'use a whole number of milliseconds of at least 1',
+  outbox: 'pass { enabled, intervalMs, leaseMs, batchSize, maxAttempts, backoffMs, maxBackoffMs } or leave outbox out',
+  'outbox.enabled': 'use true or false',
+  'outbox.intervalMs': 'use a whole number of milliseconds of at least 10',
+  'outbox.leaseMs': 'use a whole number of milliseconds of at least 100, longer than your slowest hook',
+  'outbox.batchSize': 'use a whole number from 1 to 1000',
+  'outbox.maxAttempts': 'use a whole number of at least 1',
+  'outbox.backoffMs': 'use a whole number of milliseconds of at least 1',
+  'outbox.maxBackoffMs': 'use a whole number of milliseconds, at least outbox.backoffMs',
   logger: 'pass a pino-compatible logger (debug, info, warn, error functions)',
   client: 'pass a client made by createGatewayClient, or leave client out',
   adminStore: 'pass the AdminStore the admin uses (createSqliteAdminStore, createPostgresAdminStore, createMemoryAdminStore), or leave it out for memory',
@@ -108,7 +118,7 @@ const shape = {
   gateway: gatewaySchema,
   publicUrl: url,
   tokenSecret: z.union([secret, z.array(secret).min(1, 'must list at least one secret')]),
-  store: z.custom((v) => hasFns(v, ['create', 'get', 'getByOrderNo', 'transition', 'appendEvent', 'acquireLease']), 'must be an OrderStore').optional(),
+  store: z.custom((v) => hasFns(v, ['create', 'get', 'getByOrderNo', 'transition', 'appendEvent', 'acquireLease', 'claimOutbox', 'completeOutbox', 'failOutbox']), 'must be an OrderStore (with the outbox methods)').optional(),
   hooks: z.partialRecord(z.enum(HOOK_NAMES), z.custom(isFn, 'must be a function')).optional(),
   website: z.string().min(1).max(2000).optional(),
   methods: z.array(method).min(1).refine((m) => new Set(m).size === m.length, 'must not repeat a method').optional(),
@@ -129,6 +139,15 @@ const shape = {
     batchSize: z.int().min(1).max(100).optional(),
     refundSettleAfterMs: ms(1).optional(),
     refundFailAfterMs: ms(1).optional(),
+  }).optional(),
+  outbox: z.strictObject({
+    enabled: z.boolean().optional(),
+    intervalMs: ms(10).optional(),
+    leaseMs: ms(100).optional(),
+    batchSize: z.int().min(1).max(1000).optional(),
+    maxAttempts: z.int().min(1).optional(),
+    backoffMs: ms(1).optional(),
+    maxBackoffMs: ms(1).optional(),
   }).optional(),
   logger: z.custom((v) => hasFns(v, ['debug', 'info', 'warn', 'error']), 'must be a logger').optional(),
   client: z.custom((v) => typeof v === 'object' && v !== null && hasFns((v as { queries?: unknown }).queries, ['transactions']), 'must be a GatewayClient').optional(),
@@ -163,6 +182,7 @@ function knownKeysAt(path: string): readonly string[] {
   if (path === 'gateway') return Object.keys(gatewaySchema.shape);
   if (path === 'rateLimit') return ['windowMs', 'limit', 'store'];
   if (path === 'sweeper') return ['enabled', 'intervalMs', 'stuckAfterMs', 'expireAfterMs', 'leaseMs', 'batchSize', 'refundSettleAfterMs', 'refundFailAfterMs'];
+  if (path === 'outbox') return Object.keys(OPTION_DEFAULTS.outbox);
   if (path === 'hooks') return HOOK_NAMES;
   return [];
 }
@@ -219,6 +239,9 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
   const sweeper = { ...OPTION_DEFAULTS.sweeper, ...o.sweeper };
   if (sweeper.expireAfterMs <= sweeper.stuckAfterMs) fail('sweeper.expireAfterMs', 'must be larger than sweeper.stuckAfterMs');
 
+  const outbox = { ...OPTION_DEFAULTS.outbox, ...o.outbox };
+  if (outbox.maxBackoffMs < outbox.backoffMs) fail('outbox.maxBackoffMs', 'must be at least outbox.backoffMs');
+
   const tokenSecrets = typeof o.tokenSecret === 'string' ? [o.tokenSecret] : [...o.tokenSecret];
   if (tokenSecrets.includes(o.gateway.signKey)) fail('tokenSecret', 'must not be the gateway sign key');
 
@@ -250,6 +273,7 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
       store: o.rateLimit?.store,
     },
     sweeper,
+    outbox,
     logger: o.logger === undefined ? silentLogger : redactingLogger(o.logger),
     client: o.client,
     adminStore: o.adminStore,

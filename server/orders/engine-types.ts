@@ -5,6 +5,7 @@
 import type { PaymentOutcome } from '../gateway/codes.js';
 import type { Logger } from '../logging.js';
 import type { RefundStatus } from './refunds.js';
+import type { OutboxDispatcher, OutboxDispatcherOptions } from './outbox-dispatcher.js';
 import type { AppendResult, OrderStore } from './store.js';
 import type { FactSource, NewEvent, Order, OrderEvent, OrderState, PaymentMethodKind } from './types.js';
 
@@ -157,6 +158,18 @@ export interface TransitionInfo {
   from: OrderState;
   to: OrderState;
   source: FactSource;
+  /**
+   * The id of this hook call, the same on every delivery attempt: hooks are delivered at least
+   * once, so a hook that must act once keeps the ids it has acted on (docs/orders.md).
+   */
+  eventId: string;
+}
+
+/** What `onAttention` receives besides the order and the new reasons. */
+export interface AttentionInfo {
+  source: FactSource;
+  /** As `TransitionInfo.eventId`. */
+  eventId: string;
 }
 
 export interface RefundInfo extends TransitionInfo {
@@ -170,7 +183,11 @@ export interface DisputeInfo extends TransitionInfo {
 
 export type OrderHook<I = TransitionInfo> = (order: Order, info: I) => void | Promise<void>;
 
-/** The shop's reactions. Each is called once per transition, after it is stored. */
+/**
+ * The shop's reactions, each owed once per stored change and written to the outbox in the
+ * change's transaction; the dispatcher calls them after the change is stored, at least once,
+ * retrying a hook that throws, with the same `eventId` on every attempt.
+ */
 export interface OrderHooks {
   onTransition?: OrderHook;
   onPaid?: OrderHook;
@@ -191,7 +208,7 @@ export interface OrderHooks {
   onInReview?: OrderHook;
   onRequiresAction?: OrderHook;
   /** Whenever the order's attention text gains reasons; `reason` holds the new ones, one per line. */
-  onAttention?: (order: Order, reason: string) => void | Promise<void>;
+  onAttention?: (order: Order, reason: string, info: AttentionInfo) => void | Promise<void>;
 }
 
 export interface ReconcileEngineOptions {
@@ -207,9 +224,13 @@ export interface ReconcileEngineOptions {
   leaseWaitMs?: number;
   logger?: Logger;
   now?: () => Date;
+  /** The hook outbox's dispatcher settings (interval, lease, retries); the engine creates it. */
+  outbox?: Omit<OutboxDispatcherOptions, 'store' | 'hooks' | 'logger' | 'owner'>;
 }
 
 export interface ReconcileEngine {
+  /** Delivers the hook outbox; `start()` it for retries and for what a crash left (the kit does). */
+  readonly outbox: OutboxDispatcher;
   apply(fact: PaymentFact, options?: ApplyOptions): Promise<ApplyResult>;
   /** Queries the gateway for the order (by id or order number) and applies what it says. */
   confirm(order: string | Pick<Order, 'id'>, source: FactSource, actor?: string): Promise<ApplyResult>;

@@ -2,8 +2,9 @@
  * The reconcile engine: the one way every entry point (pay response, return, cancel, notify,
  * sweeper, admin) changes an order. Per fact: re-read, check amount and currency, drop
  * duplicates, optionally confirm with the gateway, plan the fact (refund ledger, state
- * machine, details, attention), compare-and-set it with its event, then call the shop's hooks
- * once, from the caller whose compare-and-set won. The compare-and-set alone picks one winner; the
+ * machine, details, attention), compare-and-set it with its event and the hook calls it owes
+ * (outbox entries, stored in the same atomic step), then have the outbox dispatcher deliver them
+ * before answering. The compare-and-set alone picks one winner; the
  * order's store lease is taken only around an await on the gateway (see `needsLease`).
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -13,8 +14,10 @@ import { CONFIRMABLE_OUTCOMES, answerIsBehind, factEvent, factFromAnswer, mismat
 import type { EventContext } from './engine-facts.js';
 import type { ApplyOptions, ApplyResult, GatewayOrderFact, PaymentFact, ReconcileEngine, ReconcileEngineOptions } from './engine-types.js';
 import { cardFree, parseFact } from './fact-schema.js';
-import { runHooks } from './hooks.js';
+import { owedHooks } from './hooks.js';
 import type { StoredChange } from './hooks.js';
+import { createOutboxDispatcher } from './outbox-dispatcher.js';
+import type { TransitionExtras } from './store.js';
 import { BUSY, createOrderLocks } from './order-lock.js';
 import { impliedCapture, planFact } from './engine-plan.js';
 import type { Plan } from './engine-plan.js';
@@ -52,7 +55,7 @@ function clearStaleMismatch(order: Order, patch: OrderPatch): OrderPatch {
 
 interface Settled {
   result: ApplyResult;
-  /** A capture stored first because the fact implied it (hooks run before `change`'s). */
+  /** A capture stored first because the fact implied it (its hooks are owed before `change`'s). */
   before?: StoredChange;
   change?: StoredChange;
 }
@@ -65,6 +68,15 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
   const now = options.now ?? ((): Date => new Date());
   const locks = createOrderLocks({ store, leaseMs: options.leaseMs ?? 30_000, waitMs: options.leaseWaitMs ?? 2_000, logger });
   let calls = 0;
+  const outbox = createOutboxDispatcher({ ...options.outbox, store, hooks, logger, owner: `${owner}-outbox` });
+  /** The hook calls a change owes, for the compare-and-set that stores it. */
+  const owing = (change: StoredChange): TransitionExtras | undefined => {
+    const entries = owedHooks(hooks, change);
+    return entries.length > 0 ? { outbox: entries } : undefined;
+  };
+  /** Adds a ledger step's refund rows to what the compare-and-set writes. */
+  const withRefunds = (extras: TransitionExtras | undefined, step: { upserts: TransitionExtras['refunds'] } | null): TransitionExtras | undefined =>
+    step === null ? extras : { ...extras, refunds: step.upserts };
 
   const event = (ctx: EventContext) => factEvent(ctx, logger);
   const seen = async (orderId: string, key: string): Promise<boolean> =>
@@ -102,10 +114,11 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
         return { result: { status: 'mismatch', order, event: appended.appended ? appended.event : undefined, reason } };
       }
       const patch: OrderPatch = { attention, data: { attentionAt: now().toISOString() } };
-      const stored = await store.transition(order.id, order.version, patch, mismatch);
+      const change: StoredChange = { source: fact.source, attention: reason };
+      const stored = await store.transition(order.id, order.version, patch, mismatch, owing(change));
       if (stored.ok) {
         const result: ApplyResult = { status: 'mismatch', order: stored.order, event: stored.event ?? undefined, reason };
-        return { result, change: { order: stored.order, source: fact.source, attention: reason } };
+        return { result, change };
       }
       if (!stored.current) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
       if (await seen(order.id, dedupeKey)) return { result: { status: 'mismatch', order: stored.current, reason } };
@@ -177,9 +190,10 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       if (capture?.moved !== undefined) {
         // A refund or chargeback of a capture this order never recorded: store the capture first.
         const written = event({ type: 'transition', fact: capture.fact, order, to: 'paid', reason: 'implied by the refund or chargeback the gateway reports', confirmed });
-        const stored = await store.transition(order.id, order.version, capture.patch, written);
+        const captured: StoredChange = { source: fact.source, transition: capture.moved, attention: capture.raised };
+        const stored = await store.transition(order.id, order.version, capture.patch, written, owing(captured));
         if (!stored.ok && !stored.current) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
-        if (stored.ok) before = { order: stored.order, source: fact.source, transition: capture.moved, attention: capture.raised };
+        if (stored.ok) before = captured;
         order = stored.ok ? stored.order : (stored.current ?? order);
         continue;
       }
@@ -201,14 +215,15 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       if (step !== null && step.upserts.length > 0) written.data = { ...written.data, refunds: step.upserts.map(({ id, referenceId, amount, status }) => ({ id, referenceId, amount, status })) };
       const withMethod = fact.method === undefined || fact.method === order.method ? plan.patch : { ...plan.patch, method: fact.method };
       const patch = plan.moved && isConfirmed(fact, confirmed) ? clearStaleMismatch(order, withMethod) : withMethod;
-      const stored = await store.transition(order.id, order.version, patch, written, step === null ? undefined : { refunds: step.upserts });
+      const change: StoredChange = { source: fact.source, transition: plan.moved, attention: plan.raised };
+      const stored = await store.transition(order.id, order.version, patch, written, withRefunds(owing(change), step));
       if (stored.ok) {
         const storedEvent = stored.event ?? undefined;
         const result: ApplyResult = plan.moved
           ? { status: 'applied', order: stored.order, event: storedEvent }
           : { status: 'noop', order: stored.order, event: storedEvent, reason: plan.reason };
         if (!plan.moved && plan.raised === undefined) return done({ result });
-        return done({ result, change: { order: stored.order, source: fact.source, transition: plan.moved, attention: plan.raised } });
+        return done({ result, change });
       }
       if (!stored.current) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
       if (fact.dedupeKey !== undefined && (await seen(order.id, fact.dedupeKey))) {
@@ -240,13 +255,15 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     if (settled.change?.attention !== undefined) {
       logger.warn({ orderId: found.id, orderNo: found.orderNo, source: fact.source, attention: settled.change.attention }, 'Order flagged for attention');
     }
-    if (settled.before) await runHooks(hooks, settled.before, store, logger);
-    if (settled.change) await runHooks(hooks, settled.change, store, logger);
+    // Delivered now, so the caller answers after its hooks ran; the loop retries what fails.
+    const owed = [settled.before, settled.change].some((c) => c !== undefined && owedHooks(hooks, c).length > 0);
+    if (owed) await outbox.deliver(found.id);
     return settled.result;
   }
 
   return {
     apply,
+    outbox,
 
     async confirm(target, source, actor) {
       const order = typeof target === 'string' ? ((await store.get(target)) ?? (await store.getByOrderNo(target))) : await store.get(target.id);

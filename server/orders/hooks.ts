@@ -1,21 +1,20 @@
 /**
- * Calls the shop's hooks for one stored change. A hook that throws is logged (redacted) and
- * recorded as a `hook_failed` event; it never undoes the change and never reaches the caller.
+ * The shop's hooks as outbox entries. `owedHooks` turns one stored change into the calls it
+ * owes, written by the store in the change's own transaction; `callHook` makes one such call
+ * when the dispatcher (outbox-dispatcher.ts) delivers the entry, with the entry's id as `eventId`.
  */
-import { redact } from '../logging.js';
-import type { Logger } from '../logging.js';
 import type { OrderHooks, TransitionInfo } from './engine-types.js';
-import type { OrderStore } from './store.js';
-import type { FactSource, Order, OrderState } from './types.js';
+import type { NewOutboxEntry, OutboxEntry } from './store.js';
+import type { FactSource, OrderState } from './types.js';
+import { ORDER_STATES } from './types.js';
 
-/** A change stored by the caller whose compare-and-set won: hooks are owed exactly once. */
+/** A change about to be stored by a compare-and-set: its hooks are owed if, and once, it wins. */
 export interface StoredChange {
-  order: Order;
   source: FactSource;
-  /** Present when the state moved. */
-  transition?: { from: OrderState; to: OrderState };
-  /** Present when the attention text gained reasons: the new ones, one per line. */
-  attention?: string;
+  /** Present when the state moves. */
+  transition?: { from: OrderState; to: OrderState } | undefined;
+  /** Present when the attention text gains reasons: the new ones, one per line. */
+  attention?: string | undefined;
 }
 
 type StateHook = Exclude<keyof OrderHooks, 'onTransition' | 'onAttention' | 'onRefunded' | 'onDispute'>;
@@ -44,53 +43,65 @@ export function hookForState(state: OrderState): StateHook | 'onRefunded' | unde
   return STATE_HOOK[state];
 }
 
-export async function runHooks(hooks: OrderHooks, change: StoredChange, store: OrderStore, logger: Logger): Promise<void> {
-  const { order, source } = change;
-
-  const guarded = async (name: keyof OrderHooks, call: () => void | Promise<void>): Promise<void> => {
-    try {
-      await call();
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      logger.error({ orderId: order.id, orderNo: order.orderNo, hook: name, err: redact(error) }, 'Order hook failed');
-      try {
-        await store.appendEvent(order.id, {
-          type: 'hook_failed',
-          source,
-          fromState: change.transition?.from ?? null,
-          toState: change.transition?.to ?? null,
-          data: redact({ hook: name, error: message.slice(0, 500) }) as Record<string, unknown>,
-        });
-      } catch (recordError) {
-        logger.error({ orderId: order.id, hook: name, err: redact(recordError) }, 'Could not record the hook failure');
-      }
-    }
-  };
-
-  // Each hook gets its own copy, so one hook mutating the order cannot mislead the next.
-  const fresh = (): Order => structuredClone(order);
-
-  if (change.transition) {
-    const info: TransitionInfo = { ...change.transition, source };
-    const { onTransition } = hooks;
-    if (onTransition) await guarded('onTransition', () => onTransition(fresh(), info));
-    const name = hookForState(info.to);
-    if (name === 'onRefunded') {
-      const { onRefunded } = hooks;
-      if (onRefunded) await guarded(name, () => onRefunded(fresh(), { ...info, refundedAmount: order.refundedAmount }));
-    } else if (name !== undefined) {
-      const hook = hooks[name];
-      if (hook) await guarded(name, () => hook(fresh(), info));
-    }
-    const { onDispute } = hooks;
-    if (FOLLOW_UP_HOOK[info.to] === 'onDispute' && onDispute) {
-      const reason = typeof order.data.chargebackReason === 'string' ? order.data.chargebackReason : null;
-      await guarded('onDispute', () => onDispute(fresh(), { ...info, reason }));
-    }
+/** The calls `change` owes, in the order they are made: onTransition, the state's hook, its follow-up, onAttention. Only hooks the shop set. */
+export function owedHooks(hooks: OrderHooks, change: StoredChange): NewOutboxEntry[] {
+  const owed: NewOutboxEntry[] = [];
+  const { source, transition, attention } = change;
+  if (transition) {
+    const payload = { source, from: transition.from, to: transition.to };
+    if (hooks.onTransition) owed.push({ hook: 'onTransition', payload });
+    const name = hookForState(transition.to);
+    if (name !== undefined && hooks[name]) owed.push({ hook: name, payload });
+    const followUp = FOLLOW_UP_HOOK[transition.to];
+    if (followUp !== undefined && hooks[followUp]) owed.push({ hook: followUp, payload });
   }
-  if (change.attention !== undefined) {
+  if (attention !== undefined && hooks.onAttention) owed.push({ hook: 'onAttention', payload: { source, reason: attention } });
+  return owed;
+}
+
+const STATES = new Set<string>(ORDER_STATES);
+const asState = (value: unknown): OrderState => {
+  if (typeof value !== 'string' || !STATES.has(value)) throw new TypeError(`outbox entry holds an unknown state: ${String(value)}`);
+  return value as OrderState;
+};
+
+/** The transition an entry records, for its `hook_failed` event. */
+export function entryStates(entry: OutboxEntry): { from: OrderState | null; to: OrderState | null } {
+  const { from, to } = entry.payload;
+  return { from: typeof from === 'string' && STATES.has(from) ? (from as OrderState) : null, to: typeof to === 'string' && STATES.has(to) ? (to as OrderState) : null };
+}
+
+/**
+ * Calls the hook `entry` names with a fresh copy of the order it stored. Resolves false when
+ * the shop no longer has that hook (nothing to deliver); rejects with whatever the hook throws.
+ */
+export async function callHook(hooks: OrderHooks, entry: OutboxEntry): Promise<boolean> {
+  const order = structuredClone(entry.order);
+  const source = entry.payload.source as FactSource;
+  const eventId = entry.id;
+  const name = entry.hook as keyof OrderHooks;
+  if (name === 'onAttention') {
     const { onAttention } = hooks;
-    const reason = change.attention;
-    if (onAttention) await guarded('onAttention', () => onAttention(fresh(), reason));
+    if (!onAttention) return false;
+    await onAttention(order, String(entry.payload.reason), { source, eventId });
+    return true;
   }
+  const info: TransitionInfo = { from: asState(entry.payload.from), to: asState(entry.payload.to), source, eventId };
+  if (name === 'onRefunded') {
+    const { onRefunded } = hooks;
+    if (!onRefunded) return false;
+    await onRefunded(order, { ...info, refundedAmount: order.refundedAmount });
+    return true;
+  }
+  if (name === 'onDispute') {
+    const { onDispute } = hooks;
+    if (!onDispute) return false;
+    const reason = typeof order.data.chargebackReason === 'string' ? order.data.chargebackReason : null;
+    await onDispute(order, { ...info, reason });
+    return true;
+  }
+  const hook = hooks[name];
+  if (!hook) return false;
+  await hook(order, info);
+  return true;
 }

@@ -3,6 +3,7 @@ export * from './state-diagram.js';
 export * from './engine.js';
 export type * from './engine-types.js';
 export * from './sweeper.js';
+export { createOutboxDispatcher, OUTBOX_DEFAULTS, type OutboxDispatcher, type OutboxDispatcherOptions } from './outbox-dispatcher.js';
 export * from './stores/index.js';
 export { MASKED_CARD_RE } from './fact-schema.js';
 export { REFUND_STATUSES, checkRefundUpserts, mergeRefunds, refundedTotal } from './refunds.js';

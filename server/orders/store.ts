@@ -23,6 +23,8 @@ export interface TransitionExtras {
    * upsert, whatever the patch says: the refunded amount is derived, never written.
    */
   refunds?: RefundUpsert[];
+  /** Hook calls the transition owes; stored only when the transition is. */
+  outbox?: NewOutboxEntry[];
 }
 
 export interface PendingRefundQuery {
@@ -69,6 +71,58 @@ export interface ListQuery {
   offset?: number;
 }
 
+/** One hook call owed by a stored change, written in the same transaction as the change. */
+export interface NewOutboxEntry {
+  /** The hook's name in `OrderHooks`, e.g. `onPaid`. */
+  hook: string;
+  /** JSON details the hook is called with besides the order (source, from/to, attention reason). */
+  payload: Record<string, unknown>;
+}
+
+/** `dead`: the dispatcher gave up after its last attempt; kept for staff, never delivered again. */
+export type OutboxStatus = 'pending' | 'dead';
+
+export interface OutboxEntry extends NewOutboxEntry {
+  /** Unique and never reused: the `eventId` the hook receives, the same on every attempt. */
+  id: string;
+  orderId: string;
+  /** Grows with every entry stored; one order's entries are delivered in this order. */
+  position: number;
+  /** The order as the transition that owed this call left it (the hook receives this copy). */
+  order: Order;
+  status: OutboxStatus;
+  /** Failed attempts so far. */
+  attempts: number;
+  /** Not delivered before this. */
+  nextAttemptAt: Date;
+  lastError: string | null;
+  createdAt: Date;
+}
+
+/** What a transition stores besides the order and its event, all in the same atomic step. */
+export interface OutboxClaim {
+  /** Lease owner id (one per dispatcher). */
+  owner: string;
+  leaseMs: number;
+  /** At most this many orders (the order of the oldest due entry first). */
+  limit: number;
+  /** Only this order's entries. */
+  orderId?: string;
+}
+
+export interface OutboxFailure {
+  /** Why the attempt failed (card-free, short). */
+  error: string;
+  /** Try again after this many ms; null gives up (status `dead`). */
+  retryInMs: number | null;
+}
+
+export interface OutboxListQuery {
+  status?: OutboxStatus;
+  orderId?: string;
+  limit: number;
+}
+
 export interface OrderStore {
   /**
    * Required. Stores a new order at version 0 (state `created` unless given).
@@ -89,7 +143,10 @@ export interface OrderStore {
    * a transition is never stored without its event or the reverse. `updatedAt` becomes now.
    * If the event has a dedupe key that already exists for the order, the whole transition is
    * refused as a conflict (`ok: false`).
-   * `extras` are written in the same atomic step, or not at all when the transition is refused.
+   * `extras` are written in the same atomic step, or not at all when the transition is refused:
+   * `extras.outbox` entries are stored each with a new unique id, a position after every entry
+   * stored before, status `pending`, no attempts, due now, and a copy of the order as this
+   * transition leaves it.
    */
   transition(id: string, expectedVersion: number, patch: OrderPatch, event?: NewEvent, extras?: TransitionExtras): Promise<TransitionResult>;
 
@@ -137,6 +194,34 @@ export interface OrderStore {
 
   /** Required. Orders for staff lists, newest `createdAt` first. */
   list(query: ListQuery): Promise<Order[]>;
+
+  /**
+   * Required. The outbox's claim: picks up to `limit` orders that have a pending entry due now
+   * and no pending entry under another owner's unexpired lease, leases every pending entry of
+   * those orders (due or not) to `owner` for `leaseMs`, and returns them, `position` ascending.
+   * Atomic: two claims, even from two processes sharing a database, never both get an order
+   * while its lease lasts. An owner's own leases do not keep it from claiming again.
+   */
+  claimOutbox(claim: OutboxClaim): Promise<OutboxEntry[]>;
+
+  /** Required. The entry was delivered: it is removed. An unknown id does nothing. */
+  completeOutbox(id: string): Promise<void>;
+
+  /**
+   * Required. One attempt failed: `attempts` grows by one, `lastError` is kept, the lease is
+   * cleared, and the entry is due again after `retryInMs` (or `dead` when that is null).
+   * An unknown id does nothing.
+   */
+  failOutbox(id: string, failure: OutboxFailure): Promise<void>;
+
+  /** Required. Clears `owner`'s leases on the order's pending entries (those it did not try). */
+  releaseOutbox(orderId: string, owner: string): Promise<void>;
+
+  /** Required. Entries for staff and metrics, `position` ascending. */
+  listOutbox(query: OutboxListQuery): Promise<OutboxEntry[]>;
+
+  /** Required. How many entries are pending and dead. */
+  countOutbox(): Promise<Record<OutboxStatus, number>>;
 
   /** Optional. Releases connections; the store is unusable afterwards. */
   close?(): Promise<void>;

@@ -13,6 +13,7 @@ import { leaseCases } from './conformance/leases.js';
 import { listCases } from './conformance/list.js';
 import { orderCases } from './conformance/orders.js';
 import { refundCases } from './conformance/refunds.js';
+import { outboxCases } from './conformance/outbox.js';
 import { transitionCases } from './conformance/transitions.js';
 import { valueCases } from './conformance/values.js';
 
@@ -50,5 +51,6 @@ export function describeOrderStoreConformance(name: string, factory: Conformance
     listCases(ctx);
     valueCases(ctx);
     refundCases(ctx);
+    outboxCases(ctx);
   });
 }

@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { crash, fuzz, gatewayFaults, load, multiInstance, notificationChaos, notificationsAhead, refundLedger, security } from './scenarios/index.js';
+import { crash, fuzz, gatewayFaults, hookOutbox, load, multiInstance, notificationChaos, notificationsAhead, refundLedger, security } from './scenarios/index.js';
 import type { ScenarioResult } from './support/result.js';
 import { FULL, REDUCED, type Size } from './support/sizes.js';
 
@@ -19,6 +19,7 @@ const SCENARIOS: { id: string; run: (size: Size) => Promise<ScenarioResult> }[] 
   { id: 'gateway-faults', run: gatewayFaults },
   { id: 'crash', run: crash },
   { id: 'multi-instance', run: multiInstance },
+  { id: 'hook-outbox', run: hookOutbox },
   { id: 'load', run: load },
   { id: 'fuzz', run: fuzz },
   { id: 'security', run: security },

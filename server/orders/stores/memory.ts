@@ -11,6 +11,7 @@ import type { Logger } from '../../logging.js';
 import { checkRefundUpserts, mergeRefunds, refundedTotal } from '../refunds.js';
 import type { Refund } from '../refunds.js';
 import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionResult } from '../store.js';
+import { createMemoryOutbox } from './memory-outbox.js';
 import { initialOrder, type NewEvent, type NewOrder, type Order, type OrderEvent, type OrderPatch } from '../types.js';
 
 export interface MemoryStoreOptions {
@@ -45,6 +46,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
   const events = new Map<string, OrderEvent[]>();
   const leases = new Map<string, Lease>();
   const refunds = new Map<string, Refund[]>();
+  const outbox = createMemoryOutbox(now);
 
   const leased = (id: string, at: number): Lease | undefined => {
     const lease = leases.get(id);
@@ -145,6 +147,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
         if (next.transactionId !== null) byTransactionId.set(next.transactionId, id);
       }
       const stored = event ? makeEvent(id, event) : null;
+      if (extras?.outbox) outbox.add(next, extras.outbox);
       return { ok: true, order: copy(next), event: stored ? copy(stored) : null };
     },
 
@@ -217,8 +220,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       return copy(found);
     },
 
+    claimOutbox: outbox.claimOutbox,
+    completeOutbox: outbox.completeOutbox,
+    failOutbox: outbox.failOutbox,
+    releaseOutbox: outbox.releaseOutbox,
+    listOutbox: outbox.listOutbox,
+    countOutbox: outbox.countOutbox,
+
     async close() {
       await Promise.resolve();
+      outbox.clear();
       orders.clear();
       byOrderNo.clear();
       byTransactionId.clear();

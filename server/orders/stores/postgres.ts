@@ -15,11 +15,12 @@ import type { NewEvent, Order, OrderEvent } from '../types.js';
 import { inTransaction } from './postgres-client.js';
 import type { PgClientLike, PgPoolLike } from './postgres-client.js';
 import { migratePostgres } from './postgres-migrate.js';
+import { createPostgresOutbox } from './postgres-outbox.js';
 import { buildQueries, quoteSchema } from './postgres-queries.js';
 import { guarded } from './sql/errors.js';
 import { rowToEvent, rowToOrder, rowToRefund } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
-import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkPatch } from './sql/validate.js';
+import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch } from './sql/validate.js';
 import { uuidV7 } from '../../uuid-v7.js';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres-client.js';
@@ -100,6 +101,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   quoteSchema(schema);
   const pool = given ?? (await createPool(connectionString ?? '', logger));
   const Q = buildQueries(schema);
+  const outbox = createPostgresOutbox(pool, schema);
   let ended = false;
   if (migrate) {
     try {
@@ -154,7 +156,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       // The UPDATE above locks the order row: the rows and their total are written by one writer.
       const final = extras?.refunds === undefined ? updated : await writeRefunds(c, id, extras.refunds, now);
       if (!final) throw new KitError('ERR_STORE', 'The order vanished inside its own write transaction', { details: { orderId: id } });
-      return { commit: true, value: { order: rowToOrder(final), event: inserted ? rowToEvent(inserted) : null } };
+      const order = rowToOrder(final);
+      // Outbox entries keep the order as this transition leaves it, refunds included.
+      if (extras?.outbox?.length) await outbox.add(c, order, extras.outbox, now);
+      return { commit: true, value: { order, event: inserted ? rowToEvent(inserted) : null } };
     });
     return won ? { ok: true, ...won } : { ok: false, current: await get(id) };
   };
@@ -214,6 +219,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         checkPatch(patch);
         if (event) checkEvent(event);
         if (extras?.refunds !== undefined) checkRefundUpserts(extras.refunds);
+        if (extras?.outbox) checkOutboxEntries(extras.outbox);
         return transition(id, expectedVersion, patch, event, extras);
       }),
     listRefunds: (orderId) => guarded(ADAPTER, 'listRefunds', async () => (await query(Q.refundsByOrder, [orderId])).map(rowToRefund)),
@@ -261,6 +267,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         ]);
         return rows.map(rowToOrder);
       }),
+    claimOutbox: outbox.claimOutbox,
+    completeOutbox: outbox.completeOutbox,
+    failOutbox: outbox.failOutbox,
+    releaseOutbox: outbox.releaseOutbox,
+    listOutbox: outbox.listOutbox,
+    countOutbox: outbox.countOutbox,
     close: () =>
       guarded(ADAPTER, 'close', async () => {
         if (given || ended) return;

@@ -22,10 +22,11 @@ import { guarded } from './sql/errors.js';
 import { uuidV7 } from '../../uuid-v7.js';
 import { rowToEvent, rowToOrder, rowToRefund } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
-import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkPatch } from './sql/validate.js';
+import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch } from './sql/validate.js';
 import { configureDurability, createDurableWrites } from './sqlite-durable.js';
 import type { WalSync } from './sqlite-wal-sync.js';
 import { migrateSqlite } from './sqlite-migrate.js';
+import { createSqliteOutbox } from './sqlite-outbox.js';
 import { prepareStatements } from './sqlite-statements.js';
 import { prepareRefundStatements, writeRefunds } from './sqlite-refunds.js';
 import type { EventParams, OrderParams } from './sqlite-statements.js';
@@ -203,6 +204,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     }
     // What was written, as a read would return it (data through JSON), without reading it back.
     const order: Order = { ...next, data: JSON.parse(params.data) as Record<string, unknown> };
+    if (extras?.outbox?.length) outbox.add(order, extras.outbox, now);
     return { ok: true, order, event: written === null ? null : storedEvent(written) };
   };
 
@@ -234,6 +236,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     return rows.map(rowToOrder);
   };
   const commits = createDurableWrites(db, walSync, durability);
+  const outbox = createSqliteOutbox(db, commits);
 
   return {
     create: (order: NewOrder) =>
@@ -262,6 +265,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
         checkPatch(patch);
         if (event) checkEvent(event);
         if (extras?.refunds !== undefined) checkRefundUpserts(extras.refunds);
+        if (extras?.outbox) checkOutboxEntries(extras.outbox);
         return commits.write(() => transitionWork(id, expectedVersion, patch, event, extras));
       }),
     listRefunds: (orderId) => guarded(ADAPTER, 'listRefunds', () => refunds.byOrder.all(orderId).map(rowToRefund)),
@@ -313,6 +317,12 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
           })
           .map(rowToOrder);
       }),
+    claimOutbox: outbox.claimOutbox,
+    completeOutbox: outbox.completeOutbox,
+    failOutbox: outbox.failOutbox,
+    releaseOutbox: outbox.releaseOutbox,
+    listOutbox: outbox.listOutbox,
+    countOutbox: outbox.countOutbox,
     close: () =>
       guarded(ADAPTER, 'close', async () => {
         await commits.close();

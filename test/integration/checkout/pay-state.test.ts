@@ -66,7 +66,7 @@ describe('markSubmitted', () => {
     ]);
     expect(events.filter((e) => e.type === 'transition')).toHaveLength(1);
     expect(rec.calls.filter((c) => c.hook === 'onTransition')).toEqual([
-      { hook: 'onTransition', orderId: order.id, info: { from: 'created', to: 'pending', source: 'pay' } },
+      { hook: 'onTransition', orderId: order.id, info: { from: 'created', to: 'pending', source: 'pay', eventId: expect.any(String) } },
     ]);
     // A later submission is a duplicate: not sent, nothing written.
     expect(await markSubmitted(a, order, 'card')).toBeNull();

@@ -37,7 +37,10 @@ describe('reconcile engine: applying facts', () => {
     });
     expect(result.event).toEqual(events[0]);
     expect(rec.calls.map((c) => c.hook)).toEqual(['onTransition', 'onPaid']);
-    expect(rec.calls[0]!.info).toEqual({ from: 'created', to: 'paid', source: 'notify' });
+    expect(rec.calls[0]!.info).toEqual({ from: 'created', to: 'paid', source: 'notify', eventId: expect.any(String) });
+    // Each call is its own outbox entry: its own eventId.
+    expect(rec.calls[1]!.info).toMatchObject({ eventId: expect.any(String) });
+    expect((rec.calls[1]!.info as { eventId: string }).eventId).not.toBe((rec.calls[0]!.info as { eventId: string }).eventId);
     expect(await store.getByTransactionId('T-1')).toMatchObject({ id: order.id });
   });
 

@@ -18,6 +18,8 @@ export interface HookCall {
   from: string | null;
   to: string | null;
   pid: number;
+  /** The outbox entry's id: the same on every delivery of one call. */
+  eventId: string | null;
 }
 
 const HOOK_NAMES = [
@@ -28,9 +30,9 @@ const HOOK_NAMES = [
 export function recordingHooks(record: (call: HookCall) => void): OrderHooks {
   const hooks: OrderHooks & Record<string, unknown> = {};
   for (const hook of HOOK_NAMES) {
-    hooks[hook] = (order: { orderNo: string }, info?: unknown) => {
-      const t = typeof info === 'object' && info !== null ? (info as { from?: string; to?: string }) : {};
-      record({ hook, orderNo: order.orderNo, from: t.from ?? null, to: t.to ?? null, pid: process.pid });
+    hooks[hook] = (order: { orderNo: string }, info?: unknown, attention?: { eventId?: string }) => {
+      const t = typeof info === 'object' && info !== null ? (info as { from?: string; to?: string; eventId?: string }) : {};
+      record({ hook, orderNo: order.orderNo, from: t.from ?? null, to: t.to ?? null, pid: process.pid, eventId: t.eventId ?? attention?.eventId ?? null });
     };
   }
   return hooks;

@@ -14,6 +14,8 @@ export interface Size {
   faults: { perCell: number };
   crash: { checkouts: number; killAfterOrders: number };
   multi: { orders: number; copies: number };
+  /** Checkouts per hook-outbox run (SQLite, then two PostgreSQL instances). */
+  outbox: { orders: number };
   load: { shoppers: number; durationMs: number };
   fuzz: { casesPerRoute: number };
   security: { rateLimit: number };
@@ -29,6 +31,7 @@ export const FULL: Size = {
   faults: { perCell: 10 },
   crash: { checkouts: 100, killAfterOrders: 50 },
   multi: { orders: 200, copies: 3 },
+  outbox: { orders: 60 },
   load: { shoppers: 200, durationMs: 60_000 },
   fuzz: { casesPerRoute: 10_000 },
   security: { rateLimit: 30 },
@@ -43,6 +46,7 @@ export const REDUCED: Size = {
   faults: { perCell: 1 },
   crash: { checkouts: 20, killAfterOrders: 10 },
   multi: { orders: 16, copies: 2 },
+  outbox: { orders: 6 },
   load: { shoppers: 20, durationMs: 5_000 },
   fuzz: { casesPerRoute: 120 },
   security: { rateLimit: 5 },

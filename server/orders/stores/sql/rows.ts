@@ -8,6 +8,7 @@ import { ORDER_STATES } from '../../types.js';
 import { REFUND_STATUSES } from '../../refunds.js';
 import type { Refund, RefundSource, RefundStatus } from '../../refunds.js';
 import type { FactSource, Order, OrderEvent, OrderState, PaymentMethodKind } from '../../types.js';
+import type { OutboxEntry } from '../../store.js';
 
 export type Row = Record<string, unknown>;
 
@@ -126,5 +127,33 @@ export function rowToRefund(row: Row): Refund {
     source,
     createdAt: toDate(row.created_at, 'created_at'),
     updatedAt: toDate(row.updated_at, 'updated_at'),
+  };
+}
+
+/** The order copy an outbox entry keeps, as JSON text (dates as ISO strings). */
+export function orderSnapshot(order: Order): string {
+  return JSON.stringify(order);
+}
+
+function snapshotToOrder(value: unknown): Order {
+  const o = toJsonObject(value, 'order_snapshot');
+  return { ...(o as unknown as Order), createdAt: toDate(o.createdAt, 'order_snapshot'), updatedAt: toDate(o.updatedAt, 'order_snapshot') };
+}
+
+export function rowToOutbox(row: Row): OutboxEntry {
+  const status = toText(row.status, 'status');
+  if (status !== 'pending' && status !== 'dead') throw corrupt('status', status);
+  return {
+    id: toText(row.id, 'id'),
+    orderId: toText(row.order_id, 'order_id'),
+    position: toInt(row.position, 'position'),
+    hook: toText(row.hook, 'hook'),
+    payload: toJsonObject(row.payload, 'payload'),
+    order: snapshotToOrder(row.order_snapshot),
+    status,
+    attempts: toInt(row.attempts, 'attempts'),
+    nextAttemptAt: toDate(row.next_attempt_at, 'next_attempt_at'),
+    lastError: toNullableText(row.last_error, 'last_error'),
+    createdAt: toDate(row.created_at, 'created_at'),
   };
 }

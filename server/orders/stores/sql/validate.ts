@@ -9,6 +9,7 @@ import { maskCardNumbers } from '../../../logging.js';
 import { jsonObjectSchema } from '../../fact-schema.js';
 import { ORDER_STATES } from '../../types.js';
 import type { NewEvent, NewOrder, OrderPatch } from '../../types.js';
+import type { NewOutboxEntry, OutboxClaim, OutboxFailure, OutboxListQuery } from '../../store.js';
 
 const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const jsonObject = jsonObjectSchema;
@@ -91,4 +92,25 @@ export function checkDue(query: { limit: number; updatedBefore: Date; states: re
 
 export function checkList(query: { limit: number; offset?: number | undefined; states?: readonly string[] | undefined }): void {
   check(listSchema, query, 'query');
+}
+
+const outboxEntriesSchema = z.array(z.object({ hook: z.string().min(1).max(64), payload: jsonObject }));
+const outboxClaimSchema = z.object({ owner: z.string().min(1), leaseMs: z.number().int().min(0), limit: z.number().int().min(0), orderId: z.string().min(1).optional() });
+const outboxFailureSchema = z.object({ error: z.string(), retryInMs: z.number().int().min(0).nullable() });
+const outboxListSchema = z.object({ limit: z.number().int().min(0), status: z.enum(['pending', 'dead']).optional(), orderId: z.string().optional() });
+
+export function checkOutboxEntries(entries: readonly NewOutboxEntry[]): void {
+  check(outboxEntriesSchema, entries, 'outbox');
+}
+
+export function checkOutboxClaim(claim: OutboxClaim): void {
+  check(outboxClaimSchema, claim, 'claim');
+}
+
+export function checkOutboxFailure(failure: OutboxFailure): void {
+  check(outboxFailureSchema, failure, 'failure');
+}
+
+export function checkOutboxList(query: OutboxListQuery): void {
+  check(outboxListSchema, query, 'query');
 }

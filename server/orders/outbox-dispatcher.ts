@@ -1,0 +1,224 @@
+/**
+ * Delivers the hook outbox: claims due entries, calls each hook with its entry's id as
+ * `eventId`, removes the entry once the hook returned, and on failure records `hook_failed` and
+ * retries with capped exponential backoff, giving up (status `dead`) after `maxAttempts`.
+ *
+ * Order: an order's entries go in `position` order, and the entries of one change (one order
+ * version) all wait until every entry of the changes before it was delivered or given up, so an
+ * order's `onPaid` is never called after its `onRefunded`. Within one process the runs for one
+ * order are serialised; across processes the store's claim (a lease per entry, taken for whole
+ * orders) keeps two dispatchers off the same order.
+ *
+ * `deliver(orderId)` is what the engine awaits right after its compare-and-set wins; the loop
+ * started by `start()` picks up what a crash, a failure or a busy order left behind.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { redact, silentLogger } from '../logging.js';
+import type { Logger } from '../logging.js';
+import type { OrderHooks } from './engine-types.js';
+import { callHook, entryStates } from './hooks.js';
+import type { OrderStore, OutboxEntry } from './store.js';
+import type { FactSource } from './types.js';
+
+export interface OutboxDispatcherOptions {
+  store: OrderStore;
+  hooks: OrderHooks;
+  logger?: Logger;
+  /** Lease owner id, one per dispatcher. Defaults to a random id. */
+  owner?: string;
+  /** How often the background loop looks for due entries, ms. Default 1000. */
+  intervalMs?: number;
+  /** How long a claim keeps an order's entries from other dispatchers, ms. Default 60000. */
+  leaseMs?: number;
+  /** Orders per background round. Default 50. */
+  batchSize?: number;
+  /** Attempts before an entry is given up (status `dead`). Default 20. */
+  maxAttempts?: number;
+  /** Delay before the first retry, ms; doubled after each failure. Default 1000. */
+  backoffMs?: number;
+  /** The largest delay between two attempts, ms. Default 600000 (10 minutes). */
+  maxBackoffMs?: number;
+  now?: () => Date;
+}
+
+export interface OutboxDispatcher {
+  /**
+   * Delivers the due entries of one order now; never rejects (failures are recorded and retried).
+   * From inside one of that order's hooks it returns at once: the delivery under way takes the new entries.
+   */
+  deliver(orderId: string): Promise<void>;
+  /** One background round: claims up to `batchSize` orders with due entries and delivers them. Resolves to the entries delivered. */
+  runOnce(): Promise<number>;
+  /** Starts the background loop; its first round runs at once, so a restart picks up what a crash left. */
+  start(): void;
+  /** Stops the loop and waits for deliveries under way. */
+  stop(): Promise<void>;
+  readonly running: boolean;
+}
+
+export const OUTBOX_DEFAULTS = { intervalMs: 1000, leaseMs: 60_000, batchSize: 50, maxAttempts: 20, backoffMs: 1000, maxBackoffMs: 10 * 60_000 } as const;
+
+/** Rounds of claim → deliver per `deliver` call, so entries stored meanwhile by another instance are not left to the loop. */
+const MAX_ROUNDS = 4;
+
+/** The orders whose hooks the current async context is running (a hook may change its own order). */
+const delivering = new AsyncLocalStorage<ReadonlySet<string>>();
+
+export function createOutboxDispatcher(options: OutboxDispatcherOptions): OutboxDispatcher {
+  const { store, hooks } = options;
+  const logger = options.logger ?? silentLogger;
+  const owner = options.owner ?? `outbox-${randomUUID()}`;
+  const now = options.now ?? ((): Date => new Date());
+  const settings = {
+    intervalMs: options.intervalMs ?? OUTBOX_DEFAULTS.intervalMs,
+    leaseMs: options.leaseMs ?? OUTBOX_DEFAULTS.leaseMs,
+    batchSize: options.batchSize ?? OUTBOX_DEFAULTS.batchSize,
+    maxAttempts: options.maxAttempts ?? OUTBOX_DEFAULTS.maxAttempts,
+    backoffMs: options.backoffMs ?? OUTBOX_DEFAULTS.backoffMs,
+    maxBackoffMs: options.maxBackoffMs ?? OUTBOX_DEFAULTS.maxBackoffMs,
+  };
+  /** The run under way per order in this process; a new one chains after it. */
+  const runs = new Map<string, Promise<number>>();
+  const inFlight = new Set<Promise<unknown>>();
+  let timer: NodeJS.Timeout | null = null;
+
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    inFlight.add(promise);
+    void promise.finally(() => inFlight.delete(promise)).catch(() => undefined);
+    return promise;
+  };
+
+  /** Records one failed attempt: the next is due after the backoff, or the entry is given up. */
+  async function failed(entry: OutboxEntry, error: unknown): Promise<boolean> {
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+    const attempts = entry.attempts + 1;
+    const gaveUp = attempts >= settings.maxAttempts;
+    const retryInMs = gaveUp ? null : Math.min(settings.maxBackoffMs, settings.backoffMs * 2 ** (attempts - 1));
+    const context = { orderId: entry.orderId, orderNo: entry.order.orderNo, hook: entry.hook, eventId: entry.id, attempts, err: redact(error) };
+    if (gaveUp) logger.error(context, 'Order hook failed for the last time: given up');
+    else logger.error({ ...context, retryInMs }, 'Order hook failed');
+    const safe = String(redact(message));
+    await store.failOutbox(entry.id, { error: safe, retryInMs });
+    const states = entryStates(entry);
+    try {
+      await store.appendEvent(entry.orderId, {
+        type: 'hook_failed',
+        source: entry.payload.source as FactSource,
+        fromState: states.from,
+        toState: states.to,
+        data: redact({ hook: entry.hook, error: message, eventId: entry.id, attempts, ...(gaveUp ? { gaveUp: true } : { retryInMs }) }) as Record<string, unknown>,
+      });
+    } catch (recordError) {
+      logger.error({ orderId: entry.orderId, hook: entry.hook, err: redact(recordError) }, 'Could not record the hook failure');
+    }
+    return gaveUp;
+  }
+
+  /** One claim of the order and the attempts it allows; resolves to the entries it attempted. */
+  async function attemptOrder(orderId: string, counts: { delivered: number }): Promise<number> {
+    const entries = await store.claimOutbox({ owner, leaseMs: settings.leaseMs, limit: 1, orderId });
+    if (entries.length === 0) return 0;
+    let attempted = 0;
+    let untouched = false;
+    // The version of the first change with an entry still owed: later changes wait for it.
+    let blocked = Infinity;
+    for (const entry of entries) {
+      if (entry.order.version > blocked) {
+        untouched = true;
+        continue;
+      }
+      // A new entry is due at once, whatever clock the store keeps; a retry waits for its time.
+      if (entry.attempts > 0 && entry.nextAttemptAt.getTime() > now().getTime()) {
+        blocked = Math.min(blocked, entry.order.version);
+        untouched = true;
+        continue;
+      }
+      attempted++;
+      let delivered: boolean;
+      try {
+        const inside = new Set(delivering.getStore()).add(entry.orderId);
+        await delivering.run(inside, () => callHook(hooks, entry));
+        delivered = true;
+      } catch (error) {
+        delivered = false;
+        if (!(await failed(entry, error))) blocked = Math.min(blocked, entry.order.version);
+      }
+      if (delivered) {
+        await store.completeOutbox(entry.id);
+        counts.delivered++;
+      }
+    }
+    if (untouched) await store.releaseOutbox(orderId, owner);
+    return attempted;
+  }
+
+  async function run(orderId: string): Promise<number> {
+    const counts = { delivered: 0 };
+    try {
+      for (let i = 0; i < MAX_ROUNDS; i++) {
+        if ((await attemptOrder(orderId, counts)) === 0) break;
+      }
+    } catch (error) {
+      // A store failure: the entries stay and their leases lapse, so the loop delivers them later.
+      logger.error({ orderId, err: redact(error) }, 'Could not deliver the order hooks now; the outbox keeps them');
+    }
+    return counts.delivered;
+  }
+
+  function serial(orderId: string): Promise<number> {
+    const before = runs.get(orderId);
+    const next = (before ?? Promise.resolve(0)).then(() => run(orderId));
+    runs.set(orderId, next);
+    void next.finally(() => {
+      if (runs.get(orderId) === next) runs.delete(orderId);
+    });
+    return track(next);
+  }
+
+  async function runOnce(): Promise<number> {
+    let delivered = 0;
+    try {
+      const claimed = await store.claimOutbox({ owner, leaseMs: settings.leaseMs, limit: settings.batchSize });
+      for (const orderId of new Set(claimed.map((e) => e.orderId))) {
+        delivered += await serial(orderId);
+        // What this round's claim leased and the run did not reach (nothing was due by then).
+        await store.releaseOutbox(orderId, owner);
+      }
+    } catch (error) {
+      logger.error({ err: redact(error) }, 'Outbox round failed');
+    }
+    return delivered;
+  }
+
+  function schedule(delayMs: number): void {
+    timer = setTimeout(() => {
+      void track(runOnce()).finally(() => {
+        if (timer !== null) schedule(settings.intervalMs);
+      });
+    }, delayMs);
+    timer.unref();
+  }
+
+  return {
+    deliver: async (orderId) => {
+      // Called from one of this order's own hooks (say a capture in onAuthorized): waiting for the
+      // run under way would wait for ourselves; that run claims again and delivers the new calls.
+      if (delivering.getStore()?.has(orderId) === true) return;
+      await serial(orderId);
+    },
+    runOnce: () => track(runOnce()),
+    start() {
+      if (timer !== null) return;
+      schedule(0);
+    },
+    async stop() {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+    get running() {
+      return timer !== null;
+    },
+  };
+}
