@@ -28,7 +28,7 @@ const NOTES = [
     'filled (`ss`: 512 of 511) and overflowed (the kernel’s ListenOverflows grew): a shopper’s connect timed out after 10 s ' +
     '(UND_ERR_CONNECT_TIMEOUT), or its handshake completed on its side only and its request was never read until its 30 s timeout ' +
     '(TimeoutError); each timeout destroyed a connection and made the next request open another. The shop itself answered every ' +
-    'request it read, the slowest in about 3 s, none with a 5xx: nothing was dropped by the kit, so it needs no load shedding for this.',
+    'request it read, the slowest in 2–12 s as the machine’s load varied, none with a 5xx: nothing was dropped by the kit, so it needs no load shedding for this.',
   '**What the harness does about it.** The shop’s server keeps idle connections for 65 s (above fetch’s idle timeout, which follows ' +
     'the server’s `Keep-Alive: timeout` less a second; `headersTimeout` above it) with a listen backlog of 2048; one connection per ' +
     'shopper is opened before the clock starts, as browsers that have been on the shop a while hold theirs; the sandbox delivers ' +
