@@ -30,7 +30,7 @@ const NOTES = [
     '(TimeoutError); each timeout destroyed a connection and made the next request open another. The shop itself answered every ' +
     'request it read, the slowest in 2–12 s as the machine’s load varied, none with a 5xx: nothing was dropped by the kit, so it needs no load shedding for this.',
   '**What the harness does about it.** The shop’s server keeps idle connections for 65 s (above fetch’s idle timeout, which follows ' +
-    'the server’s `Keep-Alive: timeout` less a second; `headersTimeout` above it) with a listen backlog of 2048; one connection per ' +
+    'the server’s `Keep-Alive: timeout` less 2 s; `headersTimeout` above it) with a listen backlog of 2048; one connection per ' +
     'shopper is opened before the clock starts, as browsers that have been on the shop a while hold theirs; the sandbox delivers ' +
     'notifications over at most 64 connections per receiver and waits 30 s for an answer. The browser resends a request whose ' +
     'connection never opened (nothing was sent), and one whose connection broke after sending only for a page read or the kit’s ' +

@@ -110,7 +110,7 @@ export function keysOf(body: string): string[] {
 
 /**
  * Idle connections are kept well past the clients' own idle timeouts (fetch keeps one for the
- * server's announced `Keep-Alive: timeout` less a second; the notifier's agent, until the server
+ * server's announced `Keep-Alive: timeout` less 2 s; the notifier's agent, until the server
  * closes it), so the server never closes a connection as a client reuses it, and clients rarely
  * need a new one: a busy event loop accepts one connection per turn, and a churn of connections
  * overflows the listen queue (connect timeouts, requests never read). See docs/reliability.md#load.
