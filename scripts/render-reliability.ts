@@ -59,6 +59,7 @@ const lines: string[] = [
 
 for (const s of results.scenarios) {
   lines.push(`## ${s.title}`, '', `<a id="${s.id}"></a>`, '', s.tried, '');
+  for (const note of s.notes ?? []) lines.push(note, '');
   if (s.skipped !== null) lines.push(`**Skipped:** ${s.skipped}.`, '');
   if (s.checks.length > 0) {
     lines.push('| what must hold | checked on | failed |', '|---|---:|---:|');

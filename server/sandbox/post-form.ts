@@ -29,10 +29,19 @@ export class PostFailed extends Error {
   }
 }
 
+/**
+ * At most this many connections per receiver, as a gateway's delivery workers are bounded: past
+ * it, deliveries wait for a free connection instead of opening more. Unbounded, a receiver whose
+ * event loop is saturated (it accepts one connection per turn) saw every delivery that found no
+ * free connection open a new one, which waited in its listen queue, which made more deliveries
+ * wait: a flood of connections the receiver could not accept (docs/reliability.md#load).
+ */
+export const MAX_CONNECTIONS_PER_RECEIVER = 64;
+
 /** Keep-alive connections shared by the deliveries of one notifier. */
 export class FormPoster {
-  readonly #http = new HttpAgent({ keepAlive: true });
-  readonly #https = new HttpsAgent({ keepAlive: true });
+  readonly #http = new HttpAgent({ keepAlive: true, maxSockets: MAX_CONNECTIONS_PER_RECEIVER });
+  readonly #https = new HttpsAgent({ keepAlive: true, maxSockets: MAX_CONNECTIONS_PER_RECEIVER });
 
   /**
    * POSTs `body` to `url` without following redirects. Resolves with the HTTP status once the

@@ -37,7 +37,27 @@ export interface BrowserOptions {
   pages?: PageObserver;
   /** Called with every 5xx answer (url and status). */
   onServerError?: (url: string, status: number) => void;
+  /** Sends a request again when its connection failed; none by default. */
+  retry?: RetryPolicy;
 }
+
+/**
+ * When a request that got no answer is sent again, as a browser does: one whose connection never
+ * opened was never sent and is always resent; one whose connection broke after it was sent only
+ * when `idempotent` says sending it twice changes nothing more than once. A timeout is not resent.
+ */
+export interface RetryPolicy {
+  /** Further attempts after the first (default 2). */
+  attempts?: number;
+  idempotent: (method: string, url: URL) => boolean;
+  /** Called before each resend with the failure's code. */
+  onRetry?: (code: string, method: string, url: URL) => void;
+}
+
+/** The connection never opened: nothing was sent. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT']);
+/** The connection broke once the request may have been sent. */
+const BROKEN = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" };
 function decodeHtml(text: string): string {
@@ -107,6 +127,29 @@ export function formFields(form: Form, fill: Record<string, string> = {}, button
   return { ...form.fields, ...fill, ...(button === undefined ? {} : { [button.name]: button.value }) };
 }
 
+/** The system or undici code of a failed request's cause (ECONNRESET, UND_ERR_SOCKET, …), or its name. */
+export function causeCode(err: unknown): string {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && typeof e === 'object' && e !== null; depth++) {
+    const { code, cause, name } = e as { code?: unknown; cause?: unknown; name?: unknown };
+    if (typeof code === 'string') return code;
+    if (cause === undefined) return typeof name === 'string' ? name : 'unknown';
+    e = cause;
+  }
+  return 'unknown';
+}
+
+/** A request that got no answer at all: which one, and why (the cause's code). */
+export class RequestError extends Error {
+  readonly code: string;
+  constructor(readonly method: string, readonly url: URL, cause: unknown) {
+    const code = causeCode(cause);
+    super(`${method} ${url.pathname} got no answer (${code}): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'RequestError';
+    this.code = code;
+  }
+}
+
 export class Browser {
   readonly #jars = new Map<string, Map<string, string>>();
   readonly #options: BrowserOptions;
@@ -133,6 +176,23 @@ export class Browser {
     }
   }
 
+  /** One request, resent as the retry policy allows; a RequestError when no answer came. */
+  async #fetch(url: URL, init: RequestInit & { method: string }): Promise<Response> {
+    const retry = this.#options.retry;
+    const attempts = retry?.attempts ?? 2;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fetch(url, { ...init, signal: AbortSignal.timeout(this.#options.timeoutMs ?? 15_000) });
+      } catch (err) {
+        const failure = new RequestError(init.method, url, err);
+        const resend = NOT_SENT.has(failure.code) || (BROKEN.has(failure.code) && retry?.idempotent(init.method, url) === true);
+        if (retry === undefined || attempt >= attempts || !resend) throw failure;
+        retry.onRetry?.(failure.code, init.method, url);
+        await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+      }
+    }
+  }
+
   /** `origin` goes in the Origin header of a POST, as a browser submitting a page's form sends it. */
   async request(method: string, url: string, fields?: Record<string, string>, origin?: string): Promise<Page> {
     const trail: string[] = [];
@@ -146,7 +206,7 @@ export class Browser {
       if (jar.size > 0) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
       if (body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
       if (origin !== undefined && currentMethod === 'POST') headers.origin = origin;
-      const res = await fetch(current, { method: currentMethod, headers, body, redirect: 'manual', signal: AbortSignal.timeout(this.#options.timeoutMs ?? 15_000) });
+      const res = await this.#fetch(current, { method: currentMethod, headers, body, redirect: 'manual' });
       this.#store(jar, res.headers);
       if (res.status >= 500) this.#options.onServerError?.(current.toString(), res.status);
       const location = res.headers.get('location');

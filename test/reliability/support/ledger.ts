@@ -46,6 +46,26 @@ const MONEY_STATUSES = new Set<string>([
   PAYMENT_STATUS.authorized, PAYMENT_STATUS.completed, PAYMENT_STATUS.partiallyRefunded, PAYMENT_STATUS.refunded, PAYMENT_STATUS.chargeback,
 ]);
 
+/** Shop states that account for money the gateway took (held, captured, or since refunded). */
+const MONEY_STATES = new Set<OrderState>(['authorized', 'paid', 'partially_refunded', 'refunded', 'chargeback']);
+
+/**
+ * Payments the gateway took money for (authorised or captured) whose shop order is missing or
+ * not in a state that accounts for it: the one loss that matters. An order a shopper left before
+ * paying (`created`, or a challenge never finished) holds no money and is not one of these.
+ */
+export function unpaidMoney(orders: readonly Order[], ledger: SandboxLedger, orderNos: ReadonlySet<string>): string[] {
+  const byOrderNo = new Map(orders.map((o) => [o.orderNo, o]));
+  const problems: string[] = [];
+  for (const tx of ledger.transactions()) {
+    if (!orderNos.has(tx.orderNo) || !MONEY_STATUSES.has(tx.paymentStatus)) continue;
+    const order = byOrderNo.get(tx.orderNo);
+    if (order === undefined) problems.push(`${tx.orderNo}: gateway ${tx.paymentStatus}, no order in the shop`);
+    else if (!MONEY_STATES.has(order.state)) problems.push(`${tx.orderNo}: gateway ${tx.paymentStatus}, shop ${order.state}`);
+  }
+  return problems;
+}
+
 /** Payments charged or captured twice, and refunds beyond what was captured, per the ledger. */
 export function ledgerDoubleCharges(ledger: SandboxLedger, orderNos?: ReadonlySet<string>): string[] {
   const problems: string[] = [];

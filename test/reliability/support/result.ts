@@ -21,6 +21,8 @@ export interface ScenarioResult {
   size: SizeName;
   /** What was tried, in one or two sentences. */
   tried: string;
+  /** Paragraphs after it: what was found and why the scenario is built as it is (optional). */
+  notes?: string[];
   runs: number;
   failures: number;
   ordersLost: number;
@@ -42,6 +44,7 @@ export class Report {
   ordersLost = 0;
   doubleCharges = 0;
   tried = '';
+  notes: string[] = [];
   #skipped: string | null = null;
 
   constructor(
@@ -69,6 +72,7 @@ export class Report {
       title: this.title,
       size: this.size,
       tried: this.tried,
+      ...(this.notes.length > 0 ? { notes: this.notes } : {}),
       runs: this.runs,
       failures: this.#checks.reduce((sum, c) => sum + c.failed, 0),
       ordersLost: this.ordersLost,

@@ -5,10 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import express from 'express';
 import { createAdminRouter, createMemoryAdminStore, type AdminRouter } from '../../../server/admin/index.js';
 import type { CheckoutKitOptions } from '../../../server/checkout/options-types.js';
@@ -33,9 +34,16 @@ export interface GatewayCall {
   outcome: string;
 }
 
+export interface ServedRequest {
+  route: string;
+  ms: number;
+}
+
 export interface ShopOptions {
   captureMode?: 'auto' | 'manual';
   notifyTimeScale?: number;
+  /** How long the sandbox waits for the shop to answer a notification (default 5 s). */
+  notifyTimeoutMs?: number;
   kit?: Partial<CheckoutKitOptions>;
   /** An order store to use instead of a fresh SQLite file. */
   store?: OrderStore;
@@ -45,6 +53,8 @@ export interface ShopOptions {
 }
 
 export interface Shop {
+  /** The shop's app, for a scenario's own routes (mounted after the kit's). */
+  app: express.Express;
   sandbox: Sandbox;
   gateway: SandboxListener;
   url: string;
@@ -57,6 +67,8 @@ export interface Shop {
   calls: GatewayCall[];
   sqlitePath: string | null;
   sandboxPath: string;
+  /** Every request the shop answered: its path's first two segments and how long it took. */
+  served: ServedRequest[];
   /** Order ids created through POST /shop/orders or createPayment, by order number. */
   createOrder(orderNo: string, amount: number, currency?: string): Promise<{ orderId: string; payUrl: string }>;
   /** Scans the SQLite files and every log line for card data. */
@@ -96,9 +108,27 @@ export function keysOf(body: string): string[] {
   return keys;
 }
 
-function listen(app: express.Express): Promise<Server> {
-  const server = createServer(app);
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+/**
+ * Idle connections are kept well past the clients' own idle timeouts (fetch keeps one for the
+ * server's announced `Keep-Alive: timeout` less 2 s; the notifier's agent, until the server
+ * closes it), so the server never closes a connection as a client reuses it, and clients rarely
+ * need a new one: a busy event loop accepts one connection per turn, and a churn of connections
+ * overflows the listen queue (connect timeouts, requests never read). See docs/reliability.md#load.
+ */
+export const SHOP_KEEP_ALIVE_MS = 65_000;
+/** Room for every shopper and notification to connect at once at the start of a load run. */
+export const SHOP_LISTEN_BACKLOG = 2048;
+
+function listen(app: express.Express, served: ServedRequest[]): Promise<Server> {
+  const server = createServer({ keepAliveTimeout: SHOP_KEEP_ALIVE_MS }, app);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    const route = `${req.method ?? ''} ${(req.url ?? '').split(/[?#]/)[0]!.split('/').slice(0, 3).join('/')}`;
+    res.once('close', () => served.push({ route, ms: performance.now() - started }));
+  });
+  // Above keepAliveTimeout, as Node's docs advise, so a slow request's headers are not cut first.
+  server.headersTimeout = SHOP_KEEP_ALIVE_MS + 1000;
+  return new Promise((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: SHOP_LISTEN_BACKLOG }, () => {
     resolve(server);
   }));
 }
@@ -115,14 +145,15 @@ export async function startShop(options: ShopOptions = {}): Promise<Shop> {
     accounts: [{ merchantId: MERCHANT_ID, accountId: ACCOUNT_ID, signKey, captureMode: options.captureMode ?? 'auto' }],
     // The gateway's 36-hour retry schedule in about 11 seconds.
     notifyTimeScale: options.notifyTimeScale ?? 0.0001,
-    notifyTimeoutMs: 5000,
+    notifyTimeoutMs: options.notifyTimeoutMs ?? 5000,
     sqlitePath: sandboxPath,
     logger: capturingLogger(logs),
     env: {},
   });
   const gateway = await sandbox.listen(0);
   const app = express();
-  const server = await listen(app);
+  const served: ServedRequest[] = [];
+  const server = await listen(app, served);
   const url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
 
   const recordingFetch: typeof fetch = async (input, init) => {
@@ -173,6 +204,7 @@ export async function startShop(options: ShopOptions = {}): Promise<Shop> {
   app.use(shopRoutes(kit));
 
   return {
+    app,
     sandbox,
     gateway,
     url,
@@ -185,6 +217,7 @@ export async function startShop(options: ShopOptions = {}): Promise<Shop> {
     calls,
     sqlitePath,
     sandboxPath,
+    served,
     async createOrder(orderNo, amount, currency = 'USD') {
       const res = await fetch(`${url}/shop/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ orderNo, amount, currency }) });
       if (res.status !== 200) throw new Error(`creating ${orderNo} answered ${String(res.status)}: ${await res.text()}`);
