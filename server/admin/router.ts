@@ -21,6 +21,8 @@ import { registerPayoutRoutes } from './routes/payouts.js';
 import { registerRefundRoutes } from './routes/refunds.js';
 import { registerSubscriptionRoutes } from './routes/subscriptions.js';
 import { authenticate, headers, protectWrites } from './security.js';
+import { createSignIn } from './sign-in/routes.js';
+import type { StaffStore } from './staff-store.js';
 import type { GuardDeps } from './security.js';
 import { compileViews, pageContext, readAdminCss, sendError } from './views.js';
 
@@ -41,9 +43,16 @@ export function createAdminRouter(input: AdminRouterOptions): AdminRouter {
   const basePath = (req: Request): string => options.mountPath ?? req.baseUrl;
   const csrf = createCsrf({ secrets: [options.csrfSecret], cookieName: 'admin_csrf', cookiePath: (req) => basePath(req) || '/' });
   const jobs = createJobRunner({ kit: options.kit, adminStore: options.adminStore, logger: options.logger, concurrency: options.batchConcurrency });
+  const signIn = options.signIn === null ? null : createSignIn({
+    // resolveAdminOptions checked that the store has every StaffStore method.
+    options: options.signIn, store: options.adminStore as StaffStore, csrf, flash, views, logger: options.logger,
+    allowedOrigins: options.allowedOrigins, basePath,
+  });
+  const authorize = signIn?.authorize ?? options.authorize;
+  if (authorize === null) throw new Error('createAdminRouter: no authorize after validation');
   const guards: GuardDeps = {
-    authorize: options.authorize,
-    onUnauthenticated: options.onUnauthenticated,
+    authorize,
+    onUnauthenticated: options.onUnauthenticated ?? signIn?.onUnauthenticated,
     csrf,
     flash,
     views,
@@ -56,11 +65,13 @@ export function createAdminRouter(input: AdminRouterOptions): AdminRouter {
   const router = express.Router();
   // The stylesheet is public: the 401 page and a shop's login page may use it.
   router.get('/assets/admin.css', (_req, res) => {
-    res.set('Cache-Control', 'public, max-age=300').type('text/css').send(css);
+    res.set({ 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff' }).type('text/css').send(css);
   });
   router.use(headers());
+  signIn?.publicRoutes(router);
   router.use(authenticate(guards));
   router.use(protectWrites(guards));
+  signIn?.signedInRoutes(router);
   registerOrderRoutes(router, ctx);
   registerBatchRoutes(router, ctx);
   registerRefundRoutes(router, ctx);
