@@ -141,7 +141,7 @@ export function resolveAdminOptions(input: unknown): ResolvedAdminOptions {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = issue?.path.map(String).join('.') ?? '';
-    const key = issue?.code === 'unrecognized_keys' ? (issue.keys[0] ?? '') : path;
+    const key = issue?.code === 'unrecognized_keys' ? [path, issue.keys[0] ?? ''].filter((p) => p !== '').join('.') : path;
     const option = key === '' ? '(options)' : key;
     const problem = issue?.code === 'unrecognized_keys' ? 'is not an option of createAdminRouter' : (issue?.message ?? 'is invalid');
     throw new ConfigError(option, problem, fixFor(option));

@@ -21,16 +21,17 @@ export function createPostgresStaffStore(rows: Rows, t: (name: string) => string
       };
     },
     async saveStaff(a: StaffAccount) {
-      // One statement: the sessions go exactly when the stored hash changes, atomically.
+      // One statement: the sessions go exactly when the stored hash changes, atomically. The
+      // sub-select in RETURNING reads the row as it was before this statement.
       await rows('save a staff account',
-        `WITH before AS (SELECT password_hash FROM ${t('admin_staff')} WHERE id = $1 FOR UPDATE),
-         gone AS (
-           DELETE FROM ${t('admin_sessions')} WHERE staff_id = $1
-             AND EXISTS (SELECT 1 FROM before WHERE password_hash <> $3) RETURNING 1)
-         INSERT INTO ${t('admin_staff')} (id, name, password_hash, config_hash, password_changed_at)
-         VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, password_hash = EXCLUDED.password_hash,
-           config_hash = EXCLUDED.config_hash, password_changed_at = EXCLUDED.password_changed_at`,
+        `WITH saved AS (
+           INSERT INTO ${t('admin_staff')} (id, name, password_hash, config_hash, password_changed_at)
+           VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, password_hash = EXCLUDED.password_hash,
+             config_hash = EXCLUDED.config_hash, password_changed_at = EXCLUDED.password_changed_at
+           RETURNING (SELECT s.password_hash FROM ${t('admin_staff')} s WHERE s.id = $1) AS old_hash)
+         DELETE FROM ${t('admin_sessions')} WHERE staff_id = $1
+           AND EXISTS (SELECT 1 FROM saved WHERE old_hash IS NOT NULL AND old_hash <> $3)`,
         [a.id, a.name, a.passwordHash, a.configHash, a.passwordChangedAt]);
     },
     async createSession(s) {
