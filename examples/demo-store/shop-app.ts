@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { AdminRouter } from '../../server/index.js';
+import { noSniff, type AdminRouter } from '../../server/index.js';
 import { priceCart, readCart } from './cart.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { ADMIN_PATH, type ShopContext } from './routes/context.js';
@@ -17,6 +17,7 @@ export function createShopApp(ctx: ShopContext, admin: AdminRouter): express.Exp
   const { kit, cookies, render, logger } = ctx;
   const app = express();
   app.disable('x-powered-by');
+  app.use(noSniff);
   app.get('/assets/demo.css', (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300').sendFile(join(PUBLIC_DIR, 'demo.css'));
   });

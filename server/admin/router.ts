@@ -8,6 +8,7 @@ import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { ValidationError } from '../errors.js';
 import { createCsrf } from '../checkout/security/csrf.js';
+import { noSniff } from '../checkout/security/no-sniff.js';
 import { createFlashCodec } from './flash.js';
 import { createJobRunner } from './jobs.js';
 import type { JobRunner } from './jobs.js';
@@ -63,9 +64,10 @@ export function createAdminRouter(input: AdminRouterOptions): AdminRouter {
   const ctx: RouteContext = { options, views, flash, jobs };
 
   const router = express.Router();
+  router.use(noSniff);
   // The stylesheet is public: the 401 page and a shop's login page may use it.
   router.get('/assets/admin.css', (_req, res) => {
-    res.set({ 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff' }).type('text/css').send(css);
+    res.set('Cache-Control', 'public, max-age=300').type('text/css').send(css);
   });
   router.use(headers());
   signIn?.publicRoutes(router);
