@@ -57,7 +57,8 @@ export function sendReply(res: Response, reply: Reply): void {
  * hashing every body for it cost more than writing it.
  */
 export function writeReply(res: ServerResponse, reply: Reply): void {
-  const headers: Record<string, string | number> = { 'Content-Type': reply.contentType, 'Cache-Control': 'no-store' };
+  // nosniff here too: the listener's fast path serves /v1 without Express's middleware.
+  const headers: Record<string, string | number> = { 'Content-Type': reply.contentType, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
   if (reply.headers !== undefined) Object.assign(headers, reply.headers);
   headers['Content-Length'] = Buffer.byteLength(reply.body, 'utf8');
   res.writeHead(reply.status, headers);

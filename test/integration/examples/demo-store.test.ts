@@ -28,6 +28,7 @@ describe('examples/demo-store', () => {
       expect(csp, path).toContain("default-src 'none'");
       expect(csp, path).toMatch(/script-src 'nonce-[A-Za-z0-9+/=]+'/);
       expect(csp, path).toContain("frame-ancestors 'none'");
+      expect(response.headers.get('x-content-type-options'), path).toBe('nosniff');
       expect(await response.text(), path).not.toMatch(/ style=| on[a-z]+=/);
     }
     expect((await visitor.get(`${running.url}/nope`)).status).toBe(404);
