@@ -14,7 +14,11 @@ export interface Size {
   multi: { orders: number; copies: number };
   load: { shoppers: number; durationMs: number };
   fuzz: { casesPerRoute: number };
-  security: { rateLimit: number };
+  security: {
+    rateLimit: number;
+    /** Admin sign-in: wrong passwords per account before the lock, attempts made while locked, window and session life. */
+    signIn: { perAccount: number; whileLocked: number; windowMs: number; sessionTtlMs: number };
+  };
 }
 
 export const FULL: Size = {
@@ -26,7 +30,7 @@ export const FULL: Size = {
   multi: { orders: 200, copies: 3 },
   load: { shoppers: 200, durationMs: 60_000 },
   fuzz: { casesPerRoute: 10_000 },
-  security: { rateLimit: 30 },
+  security: { rateLimit: 30, signIn: { perAccount: 20, whileLocked: 40, windowMs: 30_000, sessionTtlMs: 10_000 } },
 };
 
 export const REDUCED: Size = {
@@ -38,5 +42,5 @@ export const REDUCED: Size = {
   multi: { orders: 16, copies: 2 },
   load: { shoppers: 20, durationMs: 5_000 },
   fuzz: { casesPerRoute: 120 },
-  security: { rateLimit: 5 },
+  security: { rateLimit: 5, signIn: { perAccount: 5, whileLocked: 3, windowMs: 5000, sessionTtlMs: 3000 } },
 };
