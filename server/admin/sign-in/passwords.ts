@@ -56,8 +56,11 @@ export async function hashPassword(password: string, cost: { log2N: number; r: n
 }
 
 let dummy: Promise<string> | null = null;
-/** A hash nobody knows the password of, made once: what an unknown account is checked against. */
-function dummyHash(): Promise<string> {
+/**
+ * A hash nobody knows the password of, made once: what an unknown account is checked against.
+ * The sign-in makes it at start-up, so the first unknown name does not take two scrypt runs.
+ */
+export function dummyHash(): Promise<string> {
   dummy ??= hashPassword(randomBytes(24).toString('base64url'));
   return dummy;
 }

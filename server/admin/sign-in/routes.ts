@@ -16,7 +16,7 @@ import type { StaffStore } from '../staff-store.js';
 import { pageContext, sendError, sendView, type PageContext, type Views } from '../views.js';
 import { seedStaff, staffDirectory } from './accounts.js';
 import type { ResolvedSignIn } from './options.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { dummyHash, hashPassword, verifyPassword } from './passwords.js';
 import { createSessions } from './sessions.js';
 import { createSignInThrottle } from './throttle.js';
 
@@ -58,7 +58,7 @@ export function createSignIn(deps: SignInDeps): SignIn {
   const directory = staffDirectory(options.staff);
   const sessions = createSessions({ store, ttlMs: options.sessionTtlMs, cookiePath: (req) => deps.basePath(req) || '/' });
   const throttle = createSignInThrottle(options.rateLimit);
-  const ready = seedStaff(store, options.staff);
+  const ready = Promise.all([seedStaff(store, options.staff), dummyHash()]).then(() => undefined);
   ready.catch((err: unknown) => {
     logger.error({ err }, 'admin: writing the signIn staff accounts to the admin store failed');
   });
@@ -115,7 +115,8 @@ export function createSignIn(deps: SignInDeps): SignIn {
       }
       await ready;
       const id = directory.lookup(user);
-      const account = id === null ? null : await store.getStaff(id);
+      // An unknown name reads the store too (for nothing), so both cases do the same work.
+      const account = id === null ? await store.getStaff('').then(() => null) : await store.getStaff(id);
       // Always one scrypt: an unknown name costs what a wrong password costs.
       if (!(await verifyPassword(password, account?.passwordHash ?? null)) || account === null) {
         loginPage(req, res, { signedIn: null, user: user.slice(0, 100), error: MISMATCH }, 401);
