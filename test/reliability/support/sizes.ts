@@ -30,7 +30,7 @@ export const FULL: Size = {
   multi: { orders: 200, copies: 3 },
   load: { shoppers: 200, durationMs: 60_000 },
   fuzz: { casesPerRoute: 10_000 },
-  security: { rateLimit: 30, signIn: { perAccount: 20, whileLocked: 40, windowMs: 30_000, sessionTtlMs: 10_000 } },
+  security: { rateLimit: 30, signIn: { perAccount: 20, whileLocked: 40, windowMs: 60_000, sessionTtlMs: 10_000 } },
 };
 
 export const REDUCED: Size = {
@@ -42,5 +42,5 @@ export const REDUCED: Size = {
   multi: { orders: 16, copies: 2 },
   load: { shoppers: 20, durationMs: 5_000 },
   fuzz: { casesPerRoute: 120 },
-  security: { rateLimit: 5, signIn: { perAccount: 5, whileLocked: 3, windowMs: 5000, sessionTtlMs: 3000 } },
+  security: { rateLimit: 5, signIn: { perAccount: 5, whileLocked: 3, windowMs: 10_000, sessionTtlMs: 5000 } },
 };
