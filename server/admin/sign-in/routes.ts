@@ -109,7 +109,8 @@ export function createSignIn(deps: SignInDeps): SignIn {
       }
       const retryAfter = await throttle.attempt(req, res, user);
       if (retryAfter !== null) {
-        logger.warn({ account: user.slice(0, 100) }, 'admin: sign-in refused, too many failed attempts');
+        // Only a configured id is logged: what was typed as a name could be anything, a card number too.
+        logger.warn({ account: directory.lookup(user) ?? '(unknown)', ip: req.ip }, 'admin: sign-in refused, too many failed attempts');
         tooMany(res, views, retryAfter);
         return;
       }
