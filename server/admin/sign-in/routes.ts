@@ -120,7 +120,9 @@ export function createSignIn(deps: SignInDeps): SignIn {
       const account = id === null ? await store.getStaff('').then(() => null) : await store.getStaff(id);
       // Always one scrypt: an unknown name costs what a wrong password costs.
       if (!(await verifyPassword(password, account?.passwordHash ?? null)) || account === null) {
-        loginPage(req, res, { signedIn: null, user: user.slice(0, 100), error: MISMATCH }, 401);
+        // The typed name is shown again, unless it looks like a card number typed in the wrong place.
+        const echo = /\d{12}/.test(user.replace(/[\s-]/g, '')) ? '' : user.slice(0, 100);
+        loginPage(req, res, { signedIn: null, user: echo, error: MISMATCH }, 401);
         return;
       }
       await sessions.end(req, res);

@@ -6,6 +6,7 @@
  * that address or account is refused until the window ends — the right password too — and the
  * refusal does not run the password check at all.
  */
+import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { AugmentedRequest } from 'express-rate-limit';
@@ -25,9 +26,12 @@ interface Current {
   retryAfter: number | null;
 }
 
-/** The counter key of an account name: case and surrounding blanks do not make a new account. */
+/**
+ * The counter key of an account name: case and surrounding blanks do not make a new account.
+ * Hashed, so whatever was typed as a name (a card number, even) is never written to the store.
+ */
 export function accountKey(account: string): string {
-  return `account:${account.trim().toLowerCase().slice(0, 100)}`;
+  return `account:${createHash('sha256').update(account.trim().toLowerCase().slice(0, 100), 'utf8').digest('base64url')}`;
 }
 
 export function addressKey(req: Request): string {

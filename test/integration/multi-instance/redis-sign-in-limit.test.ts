@@ -13,6 +13,7 @@ import pg from 'pg';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminRouter, createPostgresAdminStore, type AdminStore } from '../../../server/admin/index.js';
+import { accountKey } from '../../../server/admin/sign-in/throttle.js';
 import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
 import { createMemoryStore } from '../../../server/orders/stores/memory.js';
 import { StaffClient } from '../../helpers/staff-client.js';
@@ -95,7 +96,10 @@ describe.skipIf(problems.some((p) => p !== null))('the admin sign-in throttle in
     const statuses: number[] = [];
     for (let i = 0; i < PER_ACCOUNT; i++) statuses.push((await at(i, `198.51.100.${String(i + 1)}`).signIn('kim', `wrong-${String(i)}`)).status);
     expect(statuses).toEqual(Array<number>(PER_ACCOUNT).fill(401));
-    expect(await redis.get(`${prefix}account:kim`)).toBe(String(PER_ACCOUNT));
+    // The account's key is a hash of its name: nothing typed as a name is stored in Redis.
+    expect(await redis.get(`${prefix}${accountKey('kim')}`)).toBe(String(PER_ACCOUNT));
+    expect(accountKey(' KIM ')).toBe(accountKey('kim'));
+    expect(accountKey('kim')).not.toContain('kim');
     // Addresses were counted too, one each; the successful sign-in took its count back.
     expect(await redis.get(`${prefix}address:198.51.100.1`)).toBe('1');
     expect(await redis.get(`${prefix}address:192.0.2.10`)).toBe('0');
@@ -113,7 +117,7 @@ describe.skipIf(problems.some((p) => p !== null))('the admin sign-in throttle in
     expect((await kim.get('/')).status).toBe(303);
 
     // The window ends (the key is reset, as the window's end would): the right password works on both.
-    await redis.del(`${prefix}account:kim`);
+    await redis.del(`${prefix}${accountKey('kim')}`);
     for (const i of [0, 1]) expect((await at(i, '203.0.113.9').signIn('kim', 'kim-password-1')).status).toBe(303);
   });
 });
