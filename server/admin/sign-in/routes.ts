@@ -125,7 +125,8 @@ export function createSignIn(deps: SignInDeps): SignIn {
         loginPage(req, res, { signedIn: null, user: echo, error: MISMATCH }, 401);
         return;
       }
-      await sessions.end(req, res);
+      // A session this browser already had ends: the new one replaces it.
+      await sessions.discard(req);
       await sessions.start(req, res, account.id);
       logger.info({ staff: account.id }, 'admin: staff signed in');
       res.redirect(303, `${deps.basePath(req)}/`);

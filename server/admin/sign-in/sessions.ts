@@ -27,6 +27,8 @@ export interface Sessions {
   start(req: Request, res: Response, staffId: string): Promise<void>;
   /** Deletes this request's session (if any) and clears its cookie. */
   end(req: Request, res: Response): Promise<void>;
+  /** Deletes this request's session (if any), leaving the cookie to be replaced. */
+  discard(req: Request): Promise<void>;
 }
 
 export function hashSessionId(id: string): string {
@@ -47,6 +49,11 @@ export function createSessions(options: SessionsOptions): Sessions {
     return raw !== null && ID_RE.test(raw) ? raw : null;
   };
 
+  async function discard(req: Request): Promise<void> {
+    const id = idOf(req);
+    if (id !== null) await store.deleteSession(hashSessionId(id));
+  }
+
   return {
     async authorize(req) {
       const id = idOf(req);
@@ -66,9 +73,9 @@ export function createSessions(options: SessionsOptions): Sessions {
       res.cookie(SESSION_COOKIE, id, { ...cookieOptions(req), maxAge: ttlMs });
     },
     async end(req, res) {
-      const id = idOf(req);
-      if (id !== null) await store.deleteSession(hashSessionId(id));
+      await discard(req);
       res.clearCookie(SESSION_COOKIE, cookieOptions(req));
     },
+    discard,
   };
 }

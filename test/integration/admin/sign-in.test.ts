@@ -183,6 +183,11 @@ describe('admin sign-in over HTTP', () => {
     const { url, store } = await start({ staff: [{ id: 'kim', password: 'kim-password-1' }] });
     const kim = new StaffClient(url);
     await kim.signIn('kim', 'kim-password-1');
+    // Signing in again replaces the session: the first one's cookie opens nothing more.
+    const first = kim.saved();
+    const again = await kim.signIn('kim', 'kim-password-1');
+    expect(again.headers.getSetCookie().filter((c) => c.startsWith('admin_session='))).toHaveLength(1);
+    expect((await StaffClient.withCookies(url, first).get('/')).status).toBe(303);
     const saved = kim.saved();
     const id = saved.get('admin_session') ?? '';
     expect((await kim.signOut()).location).toBe('/admin/login');
