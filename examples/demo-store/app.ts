@@ -21,9 +21,10 @@ import {
   type Logger,
   type Sandbox,
   type SandboxListener,
+  type SignInRateLimitOptions,
 } from '../../server/index.js';
 import { createSignedCookies } from './cookies.js';
-import { ADMIN_PATH, createStaffAuth } from './routes/admin-auth.js';
+import { ADMIN_PATH } from './routes/context.js';
 import { deriveSecret, loadOrCreateSecret } from './secret.js';
 import { createShopApp } from './shop-app.js';
 import { createRenderer } from './views.js';
@@ -41,8 +42,11 @@ export interface DemoStoreOptions {
   captureMode?: 'auto' | 'manual';
   /** Multiplies the sandbox's notification retry gaps (tests make them short). Default 1. */
   notifyTimeScale?: number;
-  /** The admin's sign-in. Default user `staff`, password from DEMO_ADMIN_PASSWORD or `demo`. */
-  admin?: { user?: string; password?: string };
+  /**
+   * The admin's sign-in (the kit's `signIn`). Default user `staff`, password from
+   * DEMO_ADMIN_PASSWORD or `demo`; the kit's default throttling and 8-hour sessions.
+   */
+  admin?: { user?: string; password?: string; rateLimit?: SignInRateLimitOptions; sessionTtlMs?: number };
   /** The sandbox account the kit uses. Default: GATEWAY_* from the environment, else the sandbox defaults. */
   gateway?: { merchantId?: string; accountId?: string; signKey?: string };
   logger?: Logger;
@@ -137,19 +141,21 @@ function assemble(options: DemoStoreOptions, parts: Parts): DemoStore {
   });
 
   const cookies = createSignedCookies(deriveSecret(secret, 'cookies'));
-  const staff = createStaffAuth(cookies, adminLogin);
+  // The kit's staff sign-in: the password is hashed into admin.sqlite, sessions live there too.
   const admin = createAdminRouter({
     kit,
-    authorize: staff.authorize,
+    signIn: {
+      staff: [{ id: adminLogin.user, name: `${adminLogin.user} (demo)`, password: adminLogin.password }],
+      ...(options.admin?.rateLimit === undefined ? {} : { rateLimit: options.admin.rateLimit }),
+      ...(options.admin?.sessionTtlMs === undefined ? {} : { sessionTtlMs: options.admin.sessionTtlMs }),
+      note: `Demo sign-in: user ${adminLogin.user}, password demo (or the DEMO_ADMIN_PASSWORD you set).`,
+    },
     csrfSecret: deriveSecret(secret, 'admin-csrf'),
     adminStore,
     mountPath: ADMIN_PATH,
     logger,
-    onUnauthenticated: (_req, res) => {
-      res.redirect(303, `${ADMIN_PATH}/login`);
-    },
   });
-  const app = createShopApp({ kit, cookies, render: createRenderer(), logger, gatewayUrl: gateway.baseUrl }, staff, admin);
+  const app = createShopApp({ kit, cookies, render: createRenderer(), logger, gatewayUrl: gateway.baseUrl }, admin);
 
   let closed: Promise<void> | null = null;
   return {

@@ -1,23 +1,23 @@
 /**
- * The shop as one Express app: the shop's pages, the kit's router, the staff sign-in and the
- * admin, in the order they must be mounted.
+ * The shop as one Express app: the shop's pages, the kit's router and the admin (with the kit's
+ * staff sign-in at /admin/login), in the order they must be mounted.
  */
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { AdminRouter } from '../../server/index.js';
+import { noSniff, type AdminRouter } from '../../server/index.js';
 import { priceCart, readCart } from './cart.js';
-import { ADMIN_PATH, type createStaffAuth } from './routes/admin-auth.js';
 import { checkoutRoutes } from './routes/checkout.js';
-import type { ShopContext } from './routes/context.js';
+import { ADMIN_PATH, type ShopContext } from './routes/context.js';
 import { orderRoutes } from './routes/orders.js';
 import { shopRoutes } from './routes/shop.js';
 import { pageSecurity, sameOriginPosts } from './security.js';
 import { PUBLIC_DIR } from './views.js';
 
-export function createShopApp(ctx: ShopContext, staff: ReturnType<typeof createStaffAuth>, admin: AdminRouter): express.Express {
+export function createShopApp(ctx: ShopContext, admin: AdminRouter): express.Express {
   const { kit, cookies, render, logger } = ctx;
   const app = express();
   app.disable('x-powered-by');
+  app.use(noSniff);
   app.get('/assets/demo.css', (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300').sendFile(join(PUBLIC_DIR, 'demo.css'));
   });
@@ -29,7 +29,6 @@ export function createShopApp(ctx: ShopContext, staff: ReturnType<typeof createS
   app.use(orderRoutes(ctx));
   // The kit's router reads the bodies it needs itself; the shop's routes parse their own forms.
   app.use('/checkout', kit.router);
-  app.use(staff.routes(render));
   app.use(ADMIN_PATH, admin);
   app.use(sameOriginPosts(), shopRoutes(ctx), checkoutRoutes(ctx));
   app.use(pageSecurity(), (_req: Request, res: Response) => {

@@ -14,7 +14,7 @@ export const PUBLIC_DIR = join(ROOT, 'public');
 
 export const SHOP_NAME = 'Kettle & Leaf';
 
-const VIEW_NAMES = ['home', 'product', 'cart', 'checkout', 'pay', 'order', 'orders', 'login', 'message'] as const;
+const VIEW_NAMES = ['home', 'product', 'cart', 'checkout', 'pay', 'order', 'orders', 'message'] as const;
 export type ViewName = (typeof VIEW_NAMES)[number];
 
 export type Render = (res: Response, view: ViewName, locals: Record<string, unknown>, status?: number) => void;

@@ -11,3 +11,6 @@ export type { SqliteAdminStoreOptions } from './stores/sqlite.js';
 export { createPostgresAdminStore } from './stores/postgres.js';
 export type { AdminPgPool, AdminPgQueryable, PostgresAdminStoreOptions } from './stores/postgres.js';
 export type { JobRunner } from './jobs.js';
+export type { StaffAccount, StaffSessionRecord, StaffStore } from './staff-store.js';
+export type { SignInOptions, SignInRateLimitOptions, StaffLogin } from './sign-in/options.js';
+export { hashPassword as hashStaffPassword } from './sign-in/passwords.js';

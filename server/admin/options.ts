@@ -1,7 +1,7 @@
 /**
  * Options of `createAdminRouter`, validated once with zod (unknown options rejected). The admin
- * refuses to exist without an `authorize` function: a staff router open to anyone would let
- * anybody refund the shop's money.
+ * refuses to exist without staff authentication — the shop's own `authorize` function or the
+ * kit's `signIn` — since a staff router open to anyone would let anybody refund the shop's money.
  */
 import type { Request, Response } from 'express';
 import { z } from 'zod';
@@ -10,6 +10,9 @@ import type { GatewayClient } from '../gateway/client.js';
 import type { Logger } from '../logging.js';
 import { redactingLogger, silentLogger } from '../logging.js';
 import type { ReconcileEngine } from '../orders/engine-types.js';
+import { resolveSignIn, SIGN_IN_FIXES, signInSchema } from './sign-in/options.js';
+import type { ResolvedSignIn, SignInOptions } from './sign-in/options.js';
+import { STAFF_STORE_METHODS } from './staff-store.js';
 import type { OrderStore } from '../orders/store.js';
 import type { AdminStore } from './store.js';
 import { createMemoryAdminStore } from './store.js';
@@ -36,8 +39,13 @@ export interface AdminKit {
 
 export interface AdminRouterOptions {
   kit: AdminKit;
-  /** Required. The signed-in staff member of this request, or null when nobody is signed in. */
-  authorize: (req: Request) => Staff | null | Promise<Staff | null>;
+  /**
+   * The signed-in staff member of this request, or null when nobody is signed in, from the
+   * shop's own sign-in. Required unless `signIn` is given (never both).
+   */
+  authorize?: (req: Request) => Staff | null | Promise<Staff | null>;
+  /** The kit's own staff sign-in at `<mount>/login` (see docs/admin.md). Instead of `authorize`. */
+  signIn?: SignInOptions;
   /** Where jobs and payouts are kept. Default: memory (jobs cannot be resumed after a restart). */
   adminStore?: AdminStore;
   /** Secret (≥ 32 characters) for CSRF tokens and signed flash messages. */
@@ -59,7 +67,9 @@ export interface AdminRouterOptions {
 
 export interface ResolvedAdminOptions {
   kit: AdminKit;
-  authorize: AdminRouterOptions['authorize'];
+  /** The shop's authorize; null when `signIn` is used. */
+  authorize: NonNullable<AdminRouterOptions['authorize']> | null;
+  signIn: ResolvedSignIn | null;
   adminStore: AdminStore;
   csrfSecret: string;
   mountPath: string | undefined;
@@ -85,7 +95,8 @@ const schema = z.strictObject({
     engine: withMethods('apply', 'confirm', 'record'),
     store: withMethods('get', 'getByOrderNo', 'list', 'listEvents'),
   }),
-  authorize: fn('a function (req) => Staff | null'),
+  authorize: fn('a function (req) => Staff | null').optional(),
+  signIn: signInSchema.optional(),
   adminStore: withMethods(
     'createJob', 'getJob', 'updateJobItems', 'setJobStatus', 'listJobs', 'savePayout', 'updatePayout', 'getPayout', 'listPayouts',
     'getPayoutByTransactionId', 'recordNotification', 'listNotifications',
@@ -115,28 +126,49 @@ const FIXES: Record<string, string> = {
   allowedOrigins: 'pass absolute origins such as "https://shop.example"',
   resumeOnStart: 'use true or false',
   payoutNotifyUrl: 'pass the absolute URL of the checkout kit\'s notify route, e.g. "https://shop.example/checkout/notify"',
+  ...SIGN_IN_FIXES,
 };
+
+/** The fix for `option` or, failing that, for the nearest enclosing option. */
+function fixFor(option: string): string {
+  for (let parts = option.split('.'); parts.length > 0; parts = parts.slice(0, -1)) {
+    const fix = FIXES[parts.join('.')];
+    if (fix !== undefined) return fix;
+  }
+  return 'see docs/admin.md';
+}
 
 export function resolveAdminOptions(input: unknown): ResolvedAdminOptions {
   if (input === null || typeof input !== 'object') {
     throw new ConfigError('(options)', 'must be an object', 'call createAdminRouter({ kit, authorize, csrfSecret })');
   }
-  if (typeof (input as { authorize?: unknown }).authorize !== 'function') {
-    throw new ConfigError('authorize', 'is required and must be a function: the admin refuses to mount without staff authorisation', FIXES.authorize ?? '');
+  const { authorize, signIn } = input as { authorize?: unknown; signIn?: unknown };
+  if (authorize !== undefined && signIn !== undefined) {
+    throw new ConfigError('signIn', 'cannot be combined with authorize: staff sign in one way', 'keep authorize (your own sign-in) or signIn (the kit\'s), not both');
+  }
+  if (signIn === undefined && typeof authorize !== 'function') {
+    throw new ConfigError('authorize', 'is required and must be a function: the admin refuses to mount without staff authorisation', `${FIXES.authorize ?? ''}; or pass signIn for the kit's own staff sign-in`);
   }
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = issue?.path.map(String).join('.') ?? '';
-    const key = issue?.code === 'unrecognized_keys' ? (issue.keys[0] ?? '') : path;
+    const key = issue?.code === 'unrecognized_keys' ? [path, issue.keys[0] ?? ''].filter((p) => p !== '').join('.') : path;
     const option = key === '' ? '(options)' : key;
     const problem = issue?.code === 'unrecognized_keys' ? 'is not an option of createAdminRouter' : (issue?.message ?? 'is invalid');
-    throw new ConfigError(option, problem, FIXES[option] ?? FIXES[option.split('.')[0] ?? ''] ?? 'see docs/admin.md');
+    throw new ConfigError(option, problem, fixFor(option));
   }
   const o = input as AdminRouterOptions;
+  if (o.signIn !== undefined && o.adminStore !== undefined) {
+    const missing = STAFF_STORE_METHODS.filter((m) => typeof o.adminStore?.[m] !== 'function');
+    if (missing.length > 0) {
+      throw new ConfigError('adminStore', `lacks ${missing.join(', ')}, which signIn needs for accounts and sessions`, 'use createSqliteAdminStore or createPostgresAdminStore, or implement StaffStore (docs/admin.md)');
+    }
+  }
   return {
     kit: { client: o.kit.client, engine: o.kit.engine, store: o.kit.store },
-    authorize: o.authorize,
+    authorize: o.authorize ?? null,
+    signIn: o.signIn === undefined ? null : resolveSignIn(o.signIn),
     // The kit's store by default: payout notifications reach the kit, which finds payouts there.
     adminStore: o.adminStore ?? o.kit.adminStore ?? createMemoryAdminStore(),
     csrfSecret: o.csrfSecret,

@@ -8,6 +8,7 @@ import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { ValidationError } from '../errors.js';
 import { createCsrf } from '../checkout/security/csrf.js';
+import { noSniff } from '../checkout/security/no-sniff.js';
 import { createFlashCodec } from './flash.js';
 import { createJobRunner } from './jobs.js';
 import type { JobRunner } from './jobs.js';
@@ -21,6 +22,8 @@ import { registerPayoutRoutes } from './routes/payouts.js';
 import { registerRefundRoutes } from './routes/refunds.js';
 import { registerSubscriptionRoutes } from './routes/subscriptions.js';
 import { authenticate, headers, protectWrites } from './security.js';
+import { createSignIn } from './sign-in/routes.js';
+import type { StaffStore } from './staff-store.js';
 import type { GuardDeps } from './security.js';
 import { compileViews, pageContext, readAdminCss, sendError } from './views.js';
 
@@ -41,9 +44,16 @@ export function createAdminRouter(input: AdminRouterOptions): AdminRouter {
   const basePath = (req: Request): string => options.mountPath ?? req.baseUrl;
   const csrf = createCsrf({ secrets: [options.csrfSecret], cookieName: 'admin_csrf', cookiePath: (req) => basePath(req) || '/' });
   const jobs = createJobRunner({ kit: options.kit, adminStore: options.adminStore, logger: options.logger, concurrency: options.batchConcurrency });
+  const signIn = options.signIn === null ? null : createSignIn({
+    // resolveAdminOptions checked that the store has every StaffStore method.
+    options: options.signIn, store: options.adminStore as StaffStore, csrf, flash, views, logger: options.logger,
+    allowedOrigins: options.allowedOrigins, basePath,
+  });
+  const authorize = signIn?.authorize ?? options.authorize;
+  if (authorize === null) throw new Error('createAdminRouter: no authorize after validation');
   const guards: GuardDeps = {
-    authorize: options.authorize,
-    onUnauthenticated: options.onUnauthenticated,
+    authorize,
+    onUnauthenticated: options.onUnauthenticated ?? signIn?.onUnauthenticated,
     csrf,
     flash,
     views,
@@ -54,13 +64,16 @@ export function createAdminRouter(input: AdminRouterOptions): AdminRouter {
   const ctx: RouteContext = { options, views, flash, jobs };
 
   const router = express.Router();
+  router.use(noSniff);
   // The stylesheet is public: the 401 page and a shop's login page may use it.
   router.get('/assets/admin.css', (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300').type('text/css').send(css);
   });
   router.use(headers());
+  signIn?.publicRoutes(router);
   router.use(authenticate(guards));
   router.use(protectWrites(guards));
+  signIn?.signedInRoutes(router);
   registerOrderRoutes(router, ctx);
   registerBatchRoutes(router, ctx);
   registerRefundRoutes(router, ctx);

@@ -9,6 +9,7 @@
  * - `savePayout` inserts only when no payout with that `requestId` exists (the idempotency of
  *   a double submit rests on it) and otherwise returns the stored one.
  */
+import type { StaffStore } from './staff-store.js';
 
 export const JOB_ACTIONS = ['capture', 'cancel', 'refund', 'review_approve', 'review_reject'] as const;
 export type JobAction = (typeof JOB_ACTIONS)[number];
@@ -103,7 +104,11 @@ export interface UnmatchedNotification {
 
 export type SavePayoutResult = { saved: true; payout: PayoutRecord } | { saved: false; existing: PayoutRecord };
 
-export interface AdminStore {
+/**
+ * The StaffStore methods (accounts and sessions of the built-in sign-in) are needed only with
+ * the router's `signIn` option; the kit's adapters all have them.
+ */
+export interface AdminStore extends Partial<StaffStore> {
   /** Stores the job (status running) with every order `pending`. Rejects when the id exists. */
   createJob(job: NewJob): Promise<AdminJob>;
   getJob(id: string): Promise<AdminJob | null>;
@@ -132,3 +137,4 @@ export interface AdminStore {
 }
 
 export { createMemoryAdminStore } from './stores/memory.js';
+export type { StaffAccount, StaffSessionRecord, StaffStore } from './staff-store.js';

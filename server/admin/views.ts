@@ -12,7 +12,7 @@ import type { Flash } from './flash.js';
 import { formatDateTime, formatMoney, stateLabel } from './format.js';
 
 export const VIEW_NAMES = [
-  'orders', 'order', 'batch', 'job', 'refunds', 'payouts', 'payout', 'subscriptions', 'notifications', 'error',
+  'orders', 'order', 'batch', 'job', 'refunds', 'payouts', 'payout', 'subscriptions', 'notifications', 'error', 'login', 'password',
 ] as const;
 export type ViewName = (typeof VIEW_NAMES)[number];
 export type Views = Record<ViewName, View>;
@@ -37,6 +37,8 @@ export interface PageContext {
   staff: { id: string; name?: string | undefined } | null;
   csrfToken: string;
   flash: Flash | null;
+  /** True under the kit's own sign-in (the layout then offers password change and sign-out). */
+  signIn?: boolean;
 }
 
 export function pageContext(res: Response): PageContext {

@@ -11,5 +11,6 @@ export { payFormLocals, formatMoney } from './pay-page.js';
 export { createAssetRoutes } from './render-assets.js';
 export { deviceData, parseDeviceFields, serverDeviceFields, deviceFormSchema, DEVICE_FIELD_NAMES, type DeviceData } from './device.js';
 export { cspMiddleware, allowFormAction, cspNonce, originOf } from './security/csp.js';
+export { noSniff } from './security/no-sniff.js';
 export { createCsrf, CSRF_FIELD, CSRF_COOKIE, type Csrf, type CsrfOptions } from './security/csrf.js';
 export { payRateLimit, type PayRateLimitOptions } from './security/rate-limit.js';

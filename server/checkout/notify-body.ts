@@ -23,6 +23,13 @@ export interface PostedBody {
   /** The raw bytes when this module read the stream; null when a shop parser had consumed it. */
   raw: Buffer | null;
   fields: Record<string, string>;
+  /** Names of fields sent more than once (only the first value is in `fields`). */
+  repeated: string[];
+}
+
+interface Fields {
+  fields: Record<string, string>;
+  repeated: string[];
 }
 
 function consumed(req: Request): boolean {
@@ -42,17 +49,19 @@ function scalar(value: unknown): string | undefined {
 }
 
 /** Top-level scalar values of an object; nested values are not part of any signed field. */
-function fromObject(value: unknown): Record<string, string> {
+function fromObject(value: unknown): Fields {
   const out: Record<string, string> = {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return out;
+  const repeated: string[] = [];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { fields: out, repeated };
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (Array.isArray(v) && v.length > 1) repeated.push(key);
     const s = Array.isArray(v) ? scalar(v[0]) : scalar(v);
     if (s !== undefined) out[key] = s;
   }
-  return out;
+  return { fields: out, repeated };
 }
 
-function fromText(text: string): Record<string, string> {
+function fromText(text: string): Fields {
   const trimmed = text.trim();
   if (trimmed.startsWith('{')) {
     try {
@@ -62,15 +71,17 @@ function fromText(text: string): Record<string, string> {
     }
   }
   const out: Record<string, string> = {};
+  const repeated = new Set<string>();
   for (const [key, value] of new URLSearchParams(trimmed)) {
     // The first occurrence wins: a repeated field must not override a signed one. hasOwn, not
     // `in`: a field named like an Object.prototype member (constructor, toString) is kept.
     if (!Object.hasOwn(out, key)) out[key] = value;
+    else repeated.add(key);
   }
-  return out;
+  return { fields: out, repeated: [...repeated] };
 }
 
-async function fromMultipart(raw: Buffer, contentType: string): Promise<Record<string, string>> {
+async function fromMultipart(raw: Buffer, contentType: string): Promise<Fields> {
   let form: FormData;
   try {
     form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType } }).formData();
@@ -78,23 +89,25 @@ async function fromMultipart(raw: Buffer, contentType: string): Promise<Record<s
     throw new HttpError(400, 'Malformed multipart body');
   }
   const out: Record<string, string> = {};
+  const repeated = new Set<string>();
   form.forEach((value, key) => {
-    if (typeof value === 'string' && !Object.hasOwn(out, key)) out[key] = value;
+    if (Object.hasOwn(out, key)) repeated.add(key);
+    else if (typeof value === 'string') out[key] = value;
   });
-  return out;
+  return { fields: out, repeated: [...repeated] };
 }
 
 /** The posted fields (empty for a GET or an empty body). Throws HttpError 400/413. */
 export async function readPostedBody(req: Request, limit: number): Promise<PostedBody> {
   if (consumed(req)) {
     const body: unknown = req.body;
-    if (Buffer.isBuffer(body)) return { raw: null, fields: fromText(body.toString('utf8')) };
-    if (typeof body === 'string') return { raw: null, fields: fromText(body) };
-    return { raw: null, fields: fromObject(body) };
+    if (Buffer.isBuffer(body)) return { raw: null, ...fromText(body.toString('utf8')) };
+    if (typeof body === 'string') return { raw: null, ...fromText(body) };
+    return { raw: null, ...fromObject(body) };
   }
-  if (req.method === 'GET' || req.method === 'HEAD') return { raw: null, fields: {} };
+  if (req.method === 'GET' || req.method === 'HEAD') return { raw: null, fields: {}, repeated: [] };
   const raw = await readBodyBytes(req, limit, BODY_ERRORS);
   const contentType = req.headers['content-type'] ?? '';
-  if (/^multipart\/form-data/i.test(contentType)) return { raw, fields: await fromMultipart(raw, contentType) };
-  return { raw, fields: fromText(raw.toString('utf8')) };
+  if (/^multipart\/form-data/i.test(contentType)) return { raw, ...(await fromMultipart(raw, contentType)) };
+  return { raw, ...fromText(raw.toString('utf8')) };
 }

@@ -93,6 +93,20 @@ export type ApmPayBody = Extract<PayBody, { method: 'apm' }>;
 
 export type PayBodyResult = { ok: true; body: PayBody } | { ok: false; errors: Record<string, string> };
 
+/** Every field the schema reads. Sent twice, one of them is refused rather than either charged. */
+export const PAY_FIELDS = [
+  'method', 'card', 'expiration_month', 'expiration_year', 'security_code', 'first_name', 'last_name', 'payment_method',
+] as const;
+
+/** One error per pay field that was sent more than once (empty when none was). */
+export function repeatedFieldErrors(repeated: readonly string[]): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const field of PAY_FIELDS) {
+    if (repeated.includes(field)) errors[field] = `The ${field} field was sent more than once: nothing was charged, enter it once and try again`;
+  }
+  return errors;
+}
+
 /** Parses the form; on failure, one message per form field (the first issue of each). */
 export function parsePayBody(body: unknown, now?: () => Date): PayBodyResult {
   const parsed = (now === undefined ? systemClockSchema() : payBodySchema(now)).safeParse(body ?? {});

@@ -21,7 +21,7 @@ import type { PayFlow } from './pay-flow.js';
 import { payOnHostedPage } from './pay-hosted.js';
 import { payFormLocals, type PayFormState } from './pay-page.js';
 import { allowedMethods, apmRequest, checkoutRequest, directRequest, payOrderData, type PayOrderData } from './pay-request.js';
-import { parsePayBody, type PayBody } from './pay-schema.js';
+import { parsePayBody, repeatedFieldErrors, type PayBody } from './pay-schema.js';
 import { payCsrf } from './pay-security.js';
 import { awaitsSubmission, markSubmitted, orderForToken } from './pay-state.js';
 import { createAssetRoutes } from './render-assets.js';
@@ -88,6 +88,9 @@ function shopperValues(body: unknown): PayFormState['values'] {
   return { first_name: text('first_name'), last_name: text('last_name'), payment_method: text('payment_method') };
 }
 
+/** Fields the pay POST carried more than once, by request (read with the body). */
+const repeatedFields = new WeakMap<Request, string[]>();
+
 /** Adds the routes to `router` (a new one by default) and returns it. */
 export function createPayRoutes(ctx: KitContext, router: Router = Router()): Router {
   const pages = createPayPages();
@@ -109,7 +112,9 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
    */
   async function readForm(req: Request, res: Response, next: NextFunction): Promise<void> {
     try {
-      req.body = (await readPostedBody(req, PAY_BODY_LIMIT)).fields;
+      const posted = await readPostedBody(req, PAY_BODY_LIMIT);
+      req.body = posted.fields;
+      repeatedFields.set(req, posted.repeated);
     } catch (error) {
       const status = error instanceof HttpError ? error.status : 400;
       pages.error(req, res, status, {
@@ -187,8 +192,14 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
       }
       const data = orderData(req, res, order);
       if (data === null) return;
-      const parsed = parsePayBody(req.body);
       const values = shopperValues(req.body);
+      const repeated = repeatedFieldErrors(repeatedFields.get(req) ?? []);
+      if (Object.keys(repeated).length > 0) {
+        ctx.logger.warn({ orderId: order.id, fields: Object.keys(repeated) }, 'Pay form refused: a field was sent more than once');
+        await renderForm(req, res, order, { values, errors: repeated }, 400);
+        return;
+      }
+      const parsed = parsePayBody(req.body);
       if (!parsed.ok) {
         await renderForm(req, res, order, { values, errors: parsed.errors }, 400);
         return;

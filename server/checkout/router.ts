@@ -11,6 +11,7 @@ import { createPayRoutes } from './pay.js';
 import { createMessagePage, createResultRoutes } from './result.js';
 import { createReturnRoutes } from './return.js';
 import { cspMiddleware } from './security/csp.js';
+import { noSniff } from './security/no-sniff.js';
 
 /** The HTTP status an error asks for (http-errors style `status`, our ValidationError → 400). */
 export function statusOf(err: unknown): number {
@@ -38,6 +39,7 @@ const MESSAGES: Record<number, [string, string]> = {
 export function createCheckoutRouter(ctx: KitContext): Router {
   // One flat router (no nested routers to walk through), the busiest route first.
   const router = Router();
+  router.use(noSniff);
   createNotifyRoutes(ctx, router);
   createPayRoutes(ctx, router); // pay pages and /assets
   createReturnRoutes(ctx, router);

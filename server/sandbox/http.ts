@@ -57,6 +57,8 @@ export function sendReply(res: Response, reply: Reply): void {
  * hashing every body for it cost more than writing it.
  */
 export function writeReply(res: ServerResponse, reply: Reply): void {
+  // Set first, as the Express app's middleware does: the listener's fast path serves /v1 without it.
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   const headers: Record<string, string | number> = { 'Content-Type': reply.contentType, 'Cache-Control': 'no-store' };
   if (reply.headers !== undefined) Object.assign(headers, reply.headers);
   headers['Content-Length'] = Buffer.byteLength(reply.body, 'utf8');

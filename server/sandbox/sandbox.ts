@@ -73,6 +73,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   const app = express();
   app.disable('x-powered-by');
+  // Every answer, pages and API alike (header set directly: the sandbox imports nothing of the kit's).
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
   const direct = new Map<string, DirectHandler>();
   const operation = (path: string, name: SandboxOperation, handler: EndpointHandler): void => {
     const served = endpoint(ctx, held, name, handler);

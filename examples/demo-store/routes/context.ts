@@ -3,6 +3,9 @@ import type { CheckoutKit, Logger } from '../../../server/index.js';
 import type { SignedCookies } from '../cookies.js';
 import type { Render } from '../views.js';
 
+/** Where the kit's staff admin (and its sign-in page, `/admin/login`) is mounted. */
+export const ADMIN_PATH = '/admin';
+
 export interface ShopContext {
   kit: CheckoutKit;
   cookies: SignedCookies;

@@ -3,6 +3,8 @@
  * cannot be resumed after a crash). Use the SQLite or PostgreSQL adapter in production.
  */
 import { KitError } from '../../errors.js';
+import type { StaffStore } from '../staff-store.js';
+import { createMemoryStaffStore } from './memory-staff.js';
 import { summarize } from './shared.js';
 import type {
   AdminJob,
@@ -34,7 +36,7 @@ function copyPayout(p: PayoutRecord): PayoutRecord {
   };
 }
 
-export function createMemoryAdminStore(options: { now?: () => Date } = {}): AdminStore {
+export function createMemoryAdminStore(options: { now?: () => Date } = {}): AdminStore & StaffStore {
   const now = options.now ?? (() => new Date());
   const jobs = new Map<string, AdminJob>();
   const payouts = new Map<string, PayoutRecord>();
@@ -42,6 +44,7 @@ export function createMemoryAdminStore(options: { now?: () => Date } = {}): Admi
   const copyNotification = (n: UnmatchedNotification): UnmatchedNotification => ({ ...n, summary: { ...n.summary }, receivedAt: new Date(n.receivedAt) });
 
   return {
+    ...createMemoryStaffStore(),
     createJob(input: NewJob): Promise<AdminJob> {
       if (jobs.has(input.id)) return Promise.reject(new KitError('ERR_STORE', `Job ${input.id} already exists`));
       const at = input.createdAt ?? now();

@@ -16,7 +16,9 @@ import type {
   PayoutStatus,
   UnmatchedNotification,
 } from '../store.js';
+import type { StaffStore } from '../staff-store.js';
 import { loadMigrations } from './migrations.js';
+import { createPostgresStaffStore } from './postgres-staff.js';
 
 /** The little of a `pg.Pool` the store uses; an in-process PostgreSQL can stand in for it. */
 export interface AdminPgQueryable {
@@ -105,7 +107,7 @@ function toPayout(row: PayoutRow): PayoutRecord {
 }
 
 /** Creates the store and applies its migrations; resolves when it is ready to use. */
-export async function createPostgresAdminStore(options: PostgresAdminStoreOptions): Promise<AdminStore> {
+export async function createPostgresAdminStore(options: PostgresAdminStoreOptions): Promise<AdminStore & StaffStore> {
   const schema = options.schema ?? 'public';
   if (!SCHEMA_RE.test(schema)) {
     throw new ConfigError('schema', `"${schema}" is not a plain lower-case identifier`, 'use letters, digits and _ only');
@@ -144,6 +146,7 @@ export async function createPostgresAdminStore(options: PostgresAdminStoreOption
   }
 
   return {
+    ...createPostgresStaffStore(rows, t),
     async createJob(job) {
       const at = job.createdAt ?? new Date();
       await rows('create a job',

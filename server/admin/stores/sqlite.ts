@@ -16,7 +16,9 @@ import type {
   PayoutStatus,
   UnmatchedNotification,
 } from '../store.js';
+import type { StaffStore } from '../staff-store.js';
 import { loadMigrations } from './migrations.js';
+import { createSqliteStaffStore } from './sqlite-staff.js';
 import { emptyCounts, parseJsonObject } from './shared.js';
 
 export type SqliteAdminStoreOptions =
@@ -79,7 +81,7 @@ function storeError(err: unknown, what: string): KitError {
   return err instanceof KitError ? err : new KitError('ERR_STORE', `Admin store failed to ${what}`, { cause: err });
 }
 
-export function createSqliteAdminStore(options: SqliteAdminStoreOptions): AdminStore {
+export function createSqliteAdminStore(options: SqliteAdminStoreOptions): AdminStore & StaffStore {
   let db: Database.Database;
   const owned = options.database === undefined;
   if (options.database !== undefined) {
@@ -160,6 +162,7 @@ export function createSqliteAdminStore(options: SqliteAdminStoreOptions): AdminS
   }
 
   return {
+    ...createSqliteStaffStore(db, run),
     createJob: (job) =>
       run('create a job', () => {
         const at = (job.createdAt ?? new Date()).getTime();

@@ -56,7 +56,7 @@ function mac(key: Buffer, binding: string, random: string): Buffer {
   return createHmac('sha256', key).update(`${binding}\u0000${random}`, 'utf8').digest();
 }
 
-function readCookie(req: Request, name: string): string | null {
+export function readCookie(req: Request, name: string): string | null {
   const header = req.headers.cookie;
   if (header === undefined) return null;
   for (const part of header.split(';')) {

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   createMemoryAdminStore, createPostgresAdminStore, createSqliteAdminStore,
-  type AdminStore, type PayoutRecord, type AdminPgPool,
+  type AdminStore, type PayoutRecord, type AdminPgPool, type StaffStore,
 } from '../../../server/admin/index.js';
 import { loadMigrations } from '../../../server/admin/stores/migrations.js';
 import { createPglitePool } from '../../helpers/pglite-pool.js';
@@ -152,6 +152,43 @@ function describeAdminStore(name: string, open: () => Promise<Opened>): void {
       expect((await store.listNotifications({ limit: 1, offset: 1 })).map((n) => n.dedupeKey)).toEqual(['k1']);
     }));
 
+    it('keeps staff accounts and hashed sessions; a new password hash ends the account\'s sessions, expiry hides and purges them', withStore(async ({ store: admin, reopen }) => {
+      const store = admin as AdminStore & StaffStore;
+      const at = new Date('2025-04-01T08:00:00.000Z');
+      const later = new Date(at.getTime() + 60_000);
+      const account = { id: 'kim', name: 'Kim', passwordHash: 'scrypt$15$8$1$aaaa', configHash: 'scrypt$15$8$1$aaaa', passwordChangedAt: at };
+      await store.saveStaff(account);
+      await store.saveStaff({ id: 'gina', name: null, passwordHash: 'h-gina', configHash: 'h-gina', passwordChangedAt: at });
+      expect(await store.getStaff('kim')).toEqual(account);
+      expect(await store.getStaff('nobody')).toBeNull();
+      await expect(store.createSession({ idHash: 'x', staffId: 'nobody', createdAt: at, expiresAt: later })).rejects.toMatchObject({ code: 'ERR_STORE' });
+
+      await store.createSession({ idHash: 'kim-1', staffId: 'kim', createdAt: at, expiresAt: later });
+      await store.createSession({ idHash: 'kim-2', staffId: 'kim', createdAt: at, expiresAt: new Date(at.getTime() + 1000) });
+      await store.createSession({ idHash: 'gina-1', staffId: 'gina', createdAt: at, expiresAt: later });
+      expect(await store.getSession('kim-1', at)).toEqual({ idHash: 'kim-1', staffId: 'kim', createdAt: at, expiresAt: later });
+      // Expired at or before now: never returned.
+      expect(await store.getSession('kim-2', new Date(at.getTime() + 1000))).toBeNull();
+      expect(await store.getSession('kim-2', at)).not.toBeNull();
+
+      // The same hash (a name change) keeps the sessions; a new hash ends them, only the account's.
+      await store.saveStaff({ ...account, name: 'Kim K.' });
+      expect(await store.getSession('kim-1', at)).not.toBeNull();
+      await store.saveStaff({ ...account, passwordHash: 'scrypt$15$8$1$bbbb', passwordChangedAt: later });
+      expect(await store.getSession('kim-1', at)).toBeNull();
+      expect(await store.getSession('kim-2', at)).toBeNull();
+      expect(await store.getSession('gina-1', at)).not.toBeNull();
+      expect((await store.getStaff('kim'))?.passwordHash).toBe('scrypt$15$8$1$bbbb');
+
+      await store.createSession({ idHash: 'kim-3', staffId: 'kim', createdAt: at, expiresAt: new Date(at.getTime() + 1000) });
+      await store.deleteSession('gina-1');
+      expect(await store.getSession('gina-1', at)).toBeNull();
+      const again = (await reopen()) as AdminStore & StaffStore;
+      expect((await again.getSession('kim-3', at))?.staffId).toBe('kim');
+      expect(await again.deleteExpiredSessions(later)).toBe(1);
+      expect(await again.getSession('kim-3', at)).toBeNull();
+    }));
+
     it('returns fresh copies: changing a read changes nothing stored', withStore(async ({ store }) => {
       const id = randomUUID();
       await store.createJob({ id, action: 'capture', createdBy: 'gina', orderNos: ['A'] });
@@ -188,6 +225,7 @@ describe('AdminStore: SQLite on a shared connection', () => {
     await first.createJob({ id: 'j1', action: 'capture', createdBy: 'gina', orderNos: ['A'] });
     const second = createSqliteAdminStore({ database: db });
     expect((await second.getJob('j1'))?.items).toHaveLength(1);
+    // Each migration file applied once.
     expect(db.prepare('SELECT COUNT(*) AS n FROM admin_schema_migrations').get()).toEqual({ n: loadMigrations('sqlite').length });
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[];
     expect(tables.map((t) => t.name).every((n) => n.startsWith('admin_'))).toBe(true);
@@ -224,8 +262,8 @@ describe('AdminStore: PostgreSQL migrations', () => {
     const [a, b] = await Promise.all([createPostgresAdminStore({ pool: p, schema }), createPostgresAdminStore({ pool: p, schema })]);
     await a.createJob({ id: 'j', action: 'cancel', createdBy: 'x', orderNos: ['A'] });
     expect((await b.getJob('j'))?.action).toBe('cancel');
-    const { rows } = await p.query(`SELECT version FROM "${schema}".admin_schema_migrations`);
-    expect(rows).toHaveLength(loadMigrations('postgres').length);
+    const { rows } = await p.query(`SELECT version FROM "${schema}".admin_schema_migrations ORDER BY version`);
+    expect(rows.map((r) => (r as { version: number }).version)).toEqual(loadMigrations('postgres').map((m) => m.version));
     await p.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await expect(createPostgresAdminStore({ pool: p, schema: 'bad"; drop' })).rejects.toMatchObject({ code: 'ERR_CONFIG', option: 'schema' });
   });

@@ -15,7 +15,7 @@ afterAll(async () => {
 
 describe('admin security', () => {
   it('refuses to mount without an authorize function, naming the option and the fix', () => {
-    const attempt = (): unknown => createAdminRouter({ kit: h.kit, csrfSecret: CSRF_SECRET } as never);
+    const attempt = (): unknown => createAdminRouter({ kit: h.kit, csrfSecret: CSRF_SECRET });
     expect(attempt).toThrow(ConfigError);
     try {
       attempt();

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoStore, type RunningDemoStore } from '../../../examples/demo-store/listen.js';
-import { tempDir, Visitor } from './support.js';
+import { formWith, tempDir, Visitor } from './support.js';
 
 describe('examples/demo-store', () => {
   let running: RunningDemoStore;
@@ -28,6 +28,7 @@ describe('examples/demo-store', () => {
       expect(csp, path).toContain("default-src 'none'");
       expect(csp, path).toMatch(/script-src 'nonce-[A-Za-z0-9+/=]+'/);
       expect(csp, path).toContain("frame-ancestors 'none'");
+      expect(response.headers.get('x-content-type-options'), path).toBe('nosniff');
       expect(await response.text(), path).not.toMatch(/ style=| on[a-z]+=/);
     }
     expect((await visitor.get(`${running.url}/nope`)).status).toBe(404);
@@ -105,9 +106,12 @@ describe('examples/demo-store', () => {
     const refused = await visitor.request('GET', `${running.url}/admin/`, undefined, false);
     expect(refused.status).toBe(303);
     expect(refused.location).toBe('/admin/login');
-    const wrong = await visitor.post(`${running.url}/admin/login`, { user: 'staff', password: 'demo' });
+    // The kit's sign-in form carries a CSRF token: sign in through the page, as a browser does.
+    const form = formWith((await visitor.get(`${running.url}/admin/login`)).text, 'name="password"');
+    const action = new URL(form.action, running.url).href;
+    const wrong = await visitor.post(action, { ...form.fields, user: 'staff', password: 'demo' });
     expect(wrong.status).toBe(401);
-    const right = await visitor.post(`${running.url}/admin/login`, { user: 'staff', password: 'correct horse' });
+    const right = await visitor.post(action, { ...form.fields, user: 'staff', password: 'correct horse' });
     expect(right.status).toBe(200);
     expect(right.url).toBe(`${running.url}/admin/`);
     expect(right.text).toContain('Orders');

@@ -35,13 +35,14 @@ interface Answer {
   status: number;
   text: string;
   location: string | null;
+  headers: Headers;
 }
 
 export async function send(url: string, init: { method?: string; body?: string; contentType?: string | null; headers?: Record<string, string> } = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.contentType !== undefined && init.contentType !== null) headers['content-type'] = init.contentType;
   const res = await fetch(url, { method: init.method ?? 'POST', headers, body: init.body, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
-  return { status: res.status, text: await res.text(), location: res.headers.get('location') };
+  return { status: res.status, text: await res.text(), location: res.headers.get('location'), headers: res.headers };
 }
 
 /** encodeURIComponent that survives lone surrogates (they become U+FFFD, as a browser would send). */

@@ -1,7 +1,8 @@
 /**
  * Every HTML page a scenario sees passes through here: it must carry the strict CSP (nonce'd
  * scripts, no 'unsafe-inline', default-src 'none', frame-ancestors 'none'), use no inline event
- * handler, style attribute or javascript: URL, and show no card data.
+ * handler, style attribute or javascript: URL, and show no card data. Every answer, HTML or
+ * not, must carry `X-Content-Type-Options: nosniff`.
  */
 import type { CardScanner } from './card-scan.js';
 
@@ -10,6 +11,9 @@ export class PageChecker {
   readonly kinds = new Set<string>();
   readonly cspFailures: string[] = [];
   readonly inlineFailures: string[] = [];
+  /** Every answer seen (any type), and those without `X-Content-Type-Options: nosniff`. */
+  answers = 0;
+  readonly noSniffFailures: string[] = [];
 
   constructor(
     private readonly scanner: CardScanner,
@@ -18,8 +22,11 @@ export class PageChecker {
   ) {}
 
   observe(url: string, status: number, headers: Headers, body: string): void {
+    if (this.skip(url, status)) return;
+    this.answers++;
+    if (headers.get('x-content-type-options') !== 'nosniff') this.noSniffFailures.push(`${String(status)} ${url}`);
     const type = headers.get('content-type') ?? '';
-    if (!type.includes('text/html') || this.skip(url, status)) return;
+    if (!type.includes('text/html')) return;
     this.pages++;
     const path = new URL(url).pathname.replace(/\/[A-Za-z0-9_-]{16,}(?:\.[A-Za-z0-9_-]+)?/g, '/:id');
     this.kinds.add(`${String(status)} ${path}`);

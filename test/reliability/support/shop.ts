@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import express from 'express';
-import { createAdminRouter, createMemoryAdminStore, type AdminRouter } from '../../../server/admin/index.js';
+import { createAdminRouter, createMemoryAdminStore, createSqliteAdminStore, type AdminRouter, type SignInOptions } from '../../../server/admin/index.js';
 import type { CheckoutKitOptions } from '../../../server/checkout/options-types.js';
 import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
 import type { Logger } from '../../../server/logging.js';
@@ -48,6 +48,8 @@ export interface ShopOptions {
   /** An order store to use instead of a fresh SQLite file. */
   store?: OrderStore;
   admin?: boolean;
+  /** The admin with the kit's own sign-in (SQLite admin store, trust proxy loopback) instead of the staff header. */
+  adminSignIn?: SignInOptions;
   /** The kit's gateway timeout (default 5 s: the machine may be busy). */
   timeoutMs?: number;
 }
@@ -187,7 +189,19 @@ export async function startShop(options: ShopOptions = {}): Promise<Shop> {
     ...options.kit,
   });
   let admin: AdminRouter | null = null;
-  if (options.admin === true) {
+  const adminSqlite = options.adminSignIn === undefined ? null : createSqliteAdminStore({ path: join(dir, 'admin.sqlite') });
+  if (options.adminSignIn !== undefined && adminSqlite !== null) {
+    // Sign-in throttling counts per client address: X-Forwarded-For from loopback is believed.
+    app.set('trust proxy', 'loopback');
+    admin = createAdminRouter({
+      kit,
+      signIn: options.adminSignIn,
+      csrfSecret: ADMIN_CSRF_SECRET,
+      adminStore: adminSqlite,
+      logger: capturingLogger(logs),
+    });
+    app.use('/admin', admin);
+  } else if (options.admin === true) {
     admin = createAdminRouter({
       kit,
       authorize: (req) => {
@@ -226,10 +240,12 @@ export async function startShop(options: ShopOptions = {}): Promise<Shop> {
     scan(scanner) {
       if (sqlitePath !== null) scanner.sqliteFile(sqlitePath);
       scanner.sqliteFile(sandboxPath);
+      if (adminSqlite !== null) scanner.sqliteFile(join(dir, 'admin.sqlite'));
       for (const line of logs) scanner.text('log', line);
     },
     async close() {
       await admin?.idle();
+      await adminSqlite?.close?.();
       await kit.close();
       await new Promise<void>((resolve) => {
         server.close(() => {

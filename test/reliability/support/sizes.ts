@@ -18,7 +18,11 @@ export interface Size {
   outbox: { orders: number };
   load: { shoppers: number; durationMs: number };
   fuzz: { casesPerRoute: number };
-  security: { rateLimit: number };
+  security: {
+    rateLimit: number;
+    /** Admin sign-in: wrong passwords per account before the lock, attempts made while locked, window and session life. */
+    signIn: { perAccount: number; whileLocked: number; windowMs: number; sessionTtlMs: number };
+  };
   /** Paid orders, staff refunds posted at once per order, copies of each refund notification, orders raced at once. */
   refunds: { orders: number; parallel: number; copies: number; ordersInFlight: number };
 }
@@ -34,7 +38,7 @@ export const FULL: Size = {
   outbox: { orders: 60 },
   load: { shoppers: 200, durationMs: 60_000 },
   fuzz: { casesPerRoute: 10_000 },
-  security: { rateLimit: 30 },
+  security: { rateLimit: 30, signIn: { perAccount: 20, whileLocked: 40, windowMs: 60_000, sessionTtlMs: 10_000 } },
   refunds: { orders: 60, parallel: 10, copies: 3, ordersInFlight: 4 },
 };
 
@@ -49,6 +53,6 @@ export const REDUCED: Size = {
   outbox: { orders: 6 },
   load: { shoppers: 20, durationMs: 5_000 },
   fuzz: { casesPerRoute: 120 },
-  security: { rateLimit: 5 },
+  security: { rateLimit: 5, signIn: { perAccount: 5, whileLocked: 3, windowMs: 10_000, sessionTtlMs: 5000 } },
   refunds: { orders: 4, parallel: 10, copies: 2, ordersInFlight: 2 },
 };

@@ -1,0 +1,11 @@
+/**
+ * `X-Content-Type-Options: nosniff` on every answer of a router: browsers then never run a
+ * text/plain or JSON answer as script or style, whatever it contains. Set once, first, so no
+ * route (a redirect, a plain-text refusal, an error page) can go out without it.
+ */
+import type { RequestHandler } from 'express';
+
+export const noSniff: RequestHandler = (_req, res, next) => {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  next();
+};
