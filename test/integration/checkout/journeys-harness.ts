@@ -13,6 +13,7 @@ import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
 import type { CheckoutKitOptions } from '../../../server/checkout/options-types.js';
 import type { CheckoutHooks as OrderHooks } from '../../../server/checkout/options-types.js';
 import type { Logger } from '../../../server/logging.js';
+import type { Order } from '../../../server/orders/types.js';
 import { createSandbox, type Sandbox, type SandboxListener } from '../../../server/sandbox/index.js';
 import { createSqliteStore } from '../../../server/orders/stores/sqlite.js';
 
@@ -37,6 +38,10 @@ export interface Harness {
   /** Every line the kit and the sandbox logged, as JSON. */
   logs: string[];
   hookCount(hook: string, orderNo: string): number;
+  /** The stored order with this number; throws when there is none. */
+  orderOf(orderNo: string): Promise<Order>;
+  /** Posts to the sandbox's control API (`/_sandbox{path}`), expects 200 and returns its JSON. */
+  control(path: string, body?: Record<string, string>): Promise<unknown>;
   /** Middleware the shop runs before the kit's router (body parsers…); none by default. */
   setShopMiddleware(middleware: RequestHandler | null): void;
   close(): Promise<void>;
@@ -107,6 +112,20 @@ export async function startHarness(kitOptions: Partial<CheckoutKitOptions> = {})
     hookCalls,
     logs,
     hookCount: (hook, orderNo) => hookCalls.filter((c) => c.hook === hook && c.orderNo === orderNo).length,
+    async orderOf(orderNo) {
+      const order = await kit.store.getByOrderNo(orderNo);
+      if (order === null) throw new Error(`no order ${orderNo}`);
+      return order;
+    },
+    async control(path, body = {}) {
+      const res = await fetch(`${gateway.baseUrl}/_sandbox${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(body).toString(),
+      });
+      if (res.status !== 200) throw new Error(`sandbox control ${path} answered ${String(res.status)}: ${await res.text()}`);
+      return res.json();
+    },
     setShopMiddleware(middleware) {
       shopMiddleware = middleware;
     },

@@ -19,23 +19,8 @@ afterAll(async () => {
   await h.close();
 });
 
-async function orderOf(orderNo: string) {
-  const order = await h.kit.store.getByOrderNo(orderNo);
-  if (order === null) throw new Error(`no order ${orderNo}`);
-  return order;
-}
-const eventsOf = async (orderNo: string): Promise<OrderEvent[]> => h.kit.store.listEvents((await orderOf(orderNo)).id);
+const eventsOf = async (orderNo: string): Promise<OrderEvent[]> => h.kit.store.listEvents((await h.orderOf(orderNo)).id);
 const notificationsOf = (orderNo: string) => h.sandbox.ledger.notifications().filter((n) => n.orderNo === orderNo);
-
-async function control(path: string, body: Record<string, string> = {}): Promise<unknown> {
-  const res = await fetch(`${h.gateway.baseUrl}/_sandbox${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(body).toString(),
-  });
-  expect(res.status).toBe(200);
-  return res.json();
-}
 
 async function postNotify(fields: Record<string, string>): Promise<Response> {
   return fetch(`${h.shopUrl}/checkout/notify`, {
@@ -68,7 +53,7 @@ describe('return and notification, either order', () => {
     const orderNo = uniqueOrderNo('J-N-FIRST');
     const { browser, back } = await challengeDecided(orderNo, 'pass');
     await h.sandbox.notifier.flush();
-    expect((await orderOf(orderNo)).state).toBe('paid');
+    expect((await h.orderOf(orderNo)).state).toBe('paid');
     const paidBy = (await eventsOf(orderNo)).find((e) => e.type === 'transition' && e.toState === 'paid');
     expect(paidBy?.source).toBe('notify');
 
@@ -85,7 +70,7 @@ describe('return and notification, either order', () => {
     h.sandbox.faults.add({ kind: 'dropNotification', orderNo, times: 1 });
     const { browser, back } = await challengeDecided(orderNo, 'pass');
     await h.sandbox.notifier.flush();
-    expect((await orderOf(orderNo)).state).toBe('requires_action');
+    expect((await h.orderOf(orderNo)).state).toBe('requires_action');
 
     const result = await browser.submit(back, onlyForm(back));
     expect(result.html).toMatch(/Payment received/);
@@ -95,9 +80,9 @@ describe('return and notification, either order', () => {
 
     const dropped = notificationsOf(orderNo).find((n) => n.status === 'dropped');
     expect(dropped).toBeDefined();
-    await control(`/notifications/${dropped!.id}/resend`);
+    await h.control(`/notifications/${dropped!.id}/resend`);
     await h.sandbox.notifier.flush();
-    expect((await orderOf(orderNo)).state).toBe('paid');
+    expect((await h.orderOf(orderNo)).state).toBe('paid');
     expect(h.hookCount('onPaid', orderNo)).toBe(1);
     expect(notificationsOf(orderNo).filter((n) => n.origin === 'resend').map((n) => n.status)).toEqual(['delivered']);
   });
@@ -110,7 +95,7 @@ describe('repeated, reordered and untrusted notifications', () => {
     await h.sandbox.notifier.flush();
     const first = notificationsOf(orderNo)[0]!;
     const before = await eventsOf(orderNo);
-    await control(`/notifications/${first.id}/twice`);
+    await h.control(`/notifications/${first.id}/twice`);
     await h.sandbox.notifier.flush();
     const copies = notificationsOf(orderNo).filter((n) => n.origin === 'twice');
     expect(copies.map((n) => n.status)).toEqual(['delivered', 'delivered']);
@@ -127,19 +112,19 @@ describe('repeated, reordered and untrusted notifications', () => {
     const orderNo = uniqueOrderNo('J-SHUF');
     await payByCard(orderNo);
     await h.sandbox.notifier.flush();
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('paid');
     const [refund] = await h.kit.client.batch.refund([
       { transaction_id: order.transactionId!, order_no: orderNo, currency: 'USD', amount: 2500, refund_amount: 2500 },
     ]);
     expect(refund?.ok).toBe(true);
     await h.sandbox.notifier.flush();
-    expect((await orderOf(orderNo)).state).toBe('refunded');
+    expect((await h.orderOf(orderNo)).state).toBe('refunded');
 
     for (let round = 0; round < 3; round++) {
-      await control('/notifications/shuffle', { transactionId: order.transactionId! });
+      await h.control('/notifications/shuffle', { transactionId: order.transactionId! });
       await h.sandbox.notifier.flush();
-      expect((await orderOf(orderNo)).state).toBe('refunded');
+      expect((await h.orderOf(orderNo)).state).toBe('refunded');
     }
     expect(h.hookCount('onPaid', orderNo)).toBe(1);
     expect(h.hookCount('onRefunded', orderNo)).toBe(1);
@@ -152,16 +137,16 @@ describe('repeated, reordered and untrusted notifications', () => {
     h.sandbox.faults.add({ kind: 'dropNotification', orderNo, times: 1 });
     await challengeDecided(orderNo, 'pass');
     await h.sandbox.notifier.flush();
-    const before = await orderOf(orderNo);
+    const before = await h.orderOf(orderNo);
     expect(before.state).toBe('requires_action');
 
     const dropped = notificationsOf(orderNo).find((n) => n.status === 'dropped')!;
-    await control(`/notifications/${dropped.id}/bad-signature`);
+    await h.control(`/notifications/${dropped.id}/bad-signature`);
     await h.sandbox.notifier.flush();
     const forged = notificationsOf(orderNo).find((n) => n.origin === 'bad-signature')!;
     expect(forged.attempts[0]?.httpStatus).toBe(401);
 
-    const after = await orderOf(orderNo);
+    const after = await h.orderOf(orderNo);
     expect(after.state).toBe('requires_action');
     expect(after.version).toBe(before.version);
     const rejected = (await eventsOf(orderNo)).filter((e) => e.type === 'notification_rejected');
@@ -183,7 +168,7 @@ describe('repeated, reordered and untrusted notifications', () => {
 
     const res = await postNotify(fields);
     expect(res.status).toBe(200);
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('requires_action');
     expect(order.attention).toMatch(/amount/);
     const mismatch = (await eventsOf(orderNo)).filter((e) => e.type === 'mismatch');
@@ -205,12 +190,12 @@ describe('gateway timeout, then the sweeper', () => {
     expect(new URL(result.url).pathname).toMatch(/^\/checkout\/result\//);
     expect(result.html).toMatch(/Confirming your payment/);
     expect(result.html).toMatch(/<meta http-equiv="refresh" content="3">/);
-    expect((await orderOf(orderNo)).state).toBe('pending');
+    expect((await h.orderOf(orderNo)).state).toBe('pending');
     expect(h.hookCount('onPaid', orderNo)).toBe(0);
 
     const report = await h.kit.sweeper.runOnce();
     expect(report.settled).toBeGreaterThanOrEqual(1);
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('paid');
     expect(h.hookCount('onPaid', orderNo)).toBe(1);
     expect(h.sandbox.ledger.transactions().filter((t) => t.orderNo === orderNo)).toHaveLength(1);
@@ -232,7 +217,7 @@ describe('card data', () => {
     await payByCard(approved, CARD.approve, cvv);
     await payByCard(declined, CARD.decline, cvv);
     await h.sandbox.notifier.flush();
-    expect((await orderOf(approved)).state).toBe('paid');
+    expect((await h.orderOf(approved)).state).toBe('paid');
 
     const orders = await h.kit.store.list({ limit: 10_000 });
     const rows: unknown[] = [...orders];

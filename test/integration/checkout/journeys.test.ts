@@ -17,14 +17,8 @@ afterAll(async () => {
   await h.close();
 });
 
-async function orderOf(orderNo: string) {
-  const order = await h.kit.store.getByOrderNo(orderNo);
-  if (order === null) throw new Error(`no order ${orderNo}`);
-  return order;
-}
-
 async function eventsOf(orderNo: string): Promise<OrderEvent[]> {
-  return h.kit.store.listEvents((await orderOf(orderNo)).id);
+  return h.kit.store.listEvents((await h.orderOf(orderNo)).id);
 }
 
 function ledgerFor(orderNo: string) {
@@ -53,7 +47,7 @@ describe('card journeys', () => {
     expectResultPage(result, /Payment received/);
     await h.sandbox.notifier.flush();
 
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('paid');
     expect(order.method).toBe('card');
     expect(order.maskedCard).toMatch(/^424242\*+4242$/);
@@ -78,7 +72,7 @@ describe('card journeys', () => {
     expect(result.html).toMatch(/Reason:[\s\S]*Do not honor/);
     await h.sandbox.notifier.flush();
 
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('declined');
     expect(h.hookCount('onFailed', orderNo)).toBe(1);
     expect(h.hookCount('onPaid', orderNo)).toBe(0);
@@ -89,7 +83,7 @@ describe('card journeys', () => {
     const orderNo = uniqueOrderNo('J-3DS-OK');
     const { browser, page } = await openPayPage(orderNo);
     const toIssuer = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.challenge));
-    expect((await orderOf(orderNo)).state).toBe('requires_action');
+    expect((await h.orderOf(orderNo)).state).toBe('requires_action');
     const issuerForm = onlyForm(toIssuer);
     expect(issuerForm.action.startsWith(h.gateway.baseUrl)).toBe(true);
     expect(issuerForm.fields.return_url).toMatch(/\/checkout\/return\/[A-Za-z0-9_.-]+$/);
@@ -103,7 +97,7 @@ describe('card journeys', () => {
     expectResultPage(result, /Payment received/);
     await h.sandbox.notifier.flush();
 
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('paid');
     const events = await eventsOf(orderNo);
     expect(events.filter((e) => e.type === 'transition').map((e) => e.toState)).toEqual(['pending', 'requires_action', 'paid']);
@@ -123,7 +117,7 @@ describe('card journeys', () => {
     expectResultPage(result, /Payment declined/);
     await h.sandbox.notifier.flush();
 
-    expect((await orderOf(orderNo)).state).toBe('declined');
+    expect((await h.orderOf(orderNo)).state).toBe('declined');
     expect(h.hookCount('onFailed', orderNo)).toBe(1);
     expect(h.hookCount('onPaid', orderNo)).toBe(0);
   });
@@ -141,12 +135,12 @@ describe('APM and hosted page journeys', () => {
   it('APM approved at the issuer: paid, onPaid once', async () => {
     const orderNo = uniqueOrderNo('J-APM-OK');
     const { browser, issuer } = await toApmIssuer(orderNo);
-    expect((await orderOf(orderNo)).state).toBe('requires_action');
+    expect((await h.orderOf(orderNo)).state).toBe('requires_action');
     const back = await browser.submit(issuer, onlyForm(issuer), {}, { name: 'decision', value: 'approve' });
     const result = await browser.submit(back, onlyForm(back));
     expectResultPage(result, /Payment received/);
     await h.sandbox.notifier.flush();
-    expect((await orderOf(orderNo)).state).toBe('paid');
+    expect((await h.orderOf(orderNo)).state).toBe('paid');
     expect(h.hookCount('onPaid', orderNo)).toBe(1);
   });
 
@@ -157,7 +151,7 @@ describe('APM and hosted page journeys', () => {
     const result = await browser.submit(back, onlyForm(back));
     expectResultPage(result, /Payment cancelled/);
     await h.sandbox.notifier.flush();
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('cancelled');
     expect(h.hookCount('onCancelled', orderNo)).toBe(1);
     const cancelling = (await eventsOf(orderNo)).filter((e) => e.type === 'transition' && e.toState === 'cancelled');
@@ -180,7 +174,7 @@ describe('APM and hosted page journeys', () => {
     const result = await browser.submit(back, onlyForm(back));
     expectResultPage(result, /Payment received/);
     await h.sandbox.notifier.flush();
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('paid');
     expect(order.method).toBe('hosted');
     expect(h.hookCount('onPaid', orderNo)).toBe(1);
@@ -198,7 +192,7 @@ describe('APM and hosted page journeys', () => {
     const result = await browser.submit(back, onlyForm(back));
     expect(new URL(result.url).pathname).toMatch(/^\/checkout\/result\//);
     await h.sandbox.notifier.flush();
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('cancelled');
     const events = await eventsOf(orderNo);
     expect(events.filter((e) => e.type === 'cancel_hint')).toHaveLength(1);

@@ -25,22 +25,7 @@ afterAll(async () => {
   await h.close();
 });
 
-async function orderOf(orderNo: string) {
-  const order = await h.kit.store.getByOrderNo(orderNo);
-  if (order === null) throw new Error(`no order ${orderNo}`);
-  return order;
-}
 const deliveriesOf = (orderNo: string) => h.sandbox.ledger.notifications().filter((n) => n.orderNo === orderNo);
-
-async function control(path: string, body: Record<string, string> = {}): Promise<unknown> {
-  const res = await fetch(`${h.gateway.baseUrl}/_sandbox${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(body).toString(),
-  });
-  expect(res.status).toBe(200);
-  return res.json();
-}
 
 /** A card payment stopped on the 3-D Secure page: the order is requires_action. */
 async function atChallenge(orderNo: string): Promise<{ browser: Browser; challenge: Page }> {
@@ -49,7 +34,7 @@ async function atChallenge(orderNo: string): Promise<{ browser: Browser; challen
   const page = await browser.get(payUrl);
   const toIssuer = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.challenge));
   const challenge = await browser.submit(toIssuer, onlyForm(toIssuer));
-  expect((await orderOf(orderNo)).state).toBe('requires_action');
+  expect((await h.orderOf(orderNo)).state).toBe('requires_action');
   return { browser, challenge };
 }
 
@@ -60,7 +45,7 @@ async function paidOrder(prefix: string): Promise<string> {
   const page = await browser.get(payUrl);
   await browser.submit(page, payForm(page, 'card'), cardFields(CARD.approve));
   await h.sandbox.notifier.flush();
-  expect((await orderOf(orderNo)).state).toBe('paid');
+  expect((await h.orderOf(orderNo)).state).toBe('paid');
   return orderNo;
 }
 
@@ -78,12 +63,12 @@ describe('a notification ahead of the gateway query is not marked seen', () => {
   it('paid while the query still says requires_action → 503; the same fact after the 3-D Secure pass settles the order', async () => {
     const orderNo = uniqueOrderNo('NF-AHEAD');
     const { browser, challenge } = await atChallenge(orderNo);
-    const tx = (await orderOf(orderNo)).transactionId!;
-    await control(`/transactions/${tx}/notify`, PAID);
+    const tx = (await h.orderOf(orderNo)).transactionId!;
+    await h.control(`/transactions/${tx}/notify`, PAID);
     await untilAttempted(orderNo, 'crafted');
     const early = deliveriesOf(orderNo).find((n) => n.origin === 'crafted')!;
     expect(early.attempts[0]?.httpStatus).toBe(503);
-    let order = await orderOf(orderNo);
+    let order = await h.orderOf(orderNo);
     expect(order.state).toBe('requires_action');
     const key = notificationDedupeKey(early.fields);
     const events = await h.kit.store.listEvents(order.id);
@@ -93,7 +78,7 @@ describe('a notification ahead of the gateway query is not marked seen', () => {
     // The shopper passes; the sandbox notifies the very same fact (same dedupe key) for real.
     await browser.submit(challenge, onlyForm(challenge), {}, { name: 'decision', value: 'pass' });
     await h.sandbox.notifier.flush();
-    order = await orderOf(orderNo);
+    order = await h.orderOf(orderNo);
     expect(order.state).toBe('paid');
     const real = deliveriesOf(orderNo).find((n) => n.origin === 'state-change' && n.fields.payment_status === '3000')!;
     expect(notificationDedupeKey(real.fields)).toBe(key);
@@ -107,14 +92,14 @@ describe('a notification ahead of the gateway query is not marked seen', () => {
 describe('amount and currency mismatches are flagged on any state', () => {
   it('another amount on a paid order → 200, a mismatch recorded once, flagged as money', async () => {
     const orderNo = await paidOrder('NF-AMOUNT');
-    const tx = (await orderOf(orderNo)).transactionId!;
-    await control(`/transactions/${tx}/notify`, { ...PAID, amount: '0.01' });
+    const tx = (await h.orderOf(orderNo)).transactionId!;
+    await h.control(`/transactions/${tx}/notify`, { ...PAID, amount: '0.01' });
     await h.sandbox.notifier.flush();
     const crafted = deliveriesOf(orderNo).filter((n) => n.origin === 'crafted');
     expect(crafted.map((n) => n.attempts.map((a) => a.httpStatus))).toEqual([[200]]);
-    await control(`/notifications/${crafted[0]!.id}/resend`);
+    await h.control(`/notifications/${crafted[0]!.id}/resend`);
     await h.sandbox.notifier.flush();
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('paid');
     expect(order.attention).toContain('(0.01 USD for order');
     expect(order.attention).toContain('the order is 25.00 USD');
@@ -127,13 +112,13 @@ describe('amount and currency mismatches are flagged on any state', () => {
   it('a stale mismatch reason clears when the gateway confirms the payment', async () => {
     const orderNo = uniqueOrderNo('NF-STALE');
     const { challenge, browser } = await atChallenge(orderNo);
-    const tx = (await orderOf(orderNo)).transactionId!;
-    await control(`/transactions/${tx}/notify`, { ...PAID, amount: '0.01' });
+    const tx = (await h.orderOf(orderNo)).transactionId!;
+    await h.control(`/transactions/${tx}/notify`, { ...PAID, amount: '0.01' });
     await h.sandbox.notifier.flush();
-    expect((await orderOf(orderNo)).attention).toMatch(/reported a different amount/);
+    expect((await h.orderOf(orderNo)).attention).toMatch(/reported a different amount/);
     await browser.submit(challenge, onlyForm(challenge), {}, { name: 'decision', value: 'pass' });
     await h.sandbox.notifier.flush();
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('paid');
     expect(order.attention).toBeNull();
   });
@@ -142,10 +127,10 @@ describe('amount and currency mismatches are flagged on any state', () => {
 describe('disputes and payouts', () => {
   it('a dispute notification moves the order to chargeback; onChargeback and onDispute fire once', async () => {
     const orderNo = await paidOrder('NF-DISPUTE');
-    const tx = (await orderOf(orderNo)).transactionId!;
-    await control(`/transactions/${tx}/dispute`, { reason: 'Goods not received' });
+    const tx = (await h.orderOf(orderNo)).transactionId!;
+    await h.control(`/transactions/${tx}/dispute`, { reason: 'Goods not received' });
     await h.sandbox.notifier.flush();
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('chargeback');
     expect(order.data.chargebackReason).toBe('Goods not received');
     expect(order.attention).toMatch(/Chargeback received/);
@@ -176,7 +161,7 @@ describe('disputes and payouts', () => {
 
     // Two copies at once of a notification that changes the payout: one change, one hook call.
     await h.kit.adminStore.updatePayout(requestId, { status: 'unknown' });
-    await Promise.all([control(`/notifications/${delivery!.id}/resend`), control(`/notifications/${delivery!.id}/resend`)]);
+    await Promise.all([h.control(`/notifications/${delivery!.id}/resend`), h.control(`/notifications/${delivery!.id}/resend`)]);
     await h.sandbox.notifier.flush();
     expect((await h.kit.adminStore.getPayout(requestId))?.status).toBe('completed');
     expect(h.hookCount('onPayoutChanged', requestId)).toBe(2);

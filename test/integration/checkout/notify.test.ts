@@ -23,12 +23,6 @@ afterAll(async () => {
   await h.close();
 });
 
-async function orderOf(orderNo: string) {
-  const order = await h.kit.store.getByOrderNo(orderNo);
-  if (order === null) throw new Error(`no order ${orderNo}`);
-  return order;
-}
-
 /**
  * Takes an order through a passed 3-D Secure challenge while the sandbox holds the notification
  * back, and returns that notification's signed fields (the order is still requires_action).
@@ -45,7 +39,7 @@ async function heldNotification(prefix: string): Promise<{ orderNo: string; fiel
   await h.sandbox.notifier.flush();
   const held = h.sandbox.ledger.notifications().find((n) => n.orderNo === orderNo && n.status === 'dropped');
   if (held === undefined) throw new Error('the notification was not held back');
-  expect((await orderOf(orderNo)).state).toBe('requires_action');
+  expect((await h.orderOf(orderNo)).state).toBe('requires_action');
   return { orderNo, fields: held.fields };
 }
 
@@ -79,7 +73,7 @@ describe('POST /notify reads the body whatever the shop mounted', () => {
     const res = await form(fields);
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('OK');
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('paid');
     const events = await h.kit.store.listEvents(order.id);
     expect(events.filter((e) => e.dedupeKey === notificationDedupeKey(fields))).toHaveLength(1);
@@ -89,13 +83,13 @@ describe('POST /notify reads the body whatever the shop mounted', () => {
   it('JSON under a form content type, and multipart, are understood', async () => {
     const a = await heldNotification('N-JSON');
     expect((await post(JSON.stringify(a.fields), 'application/x-www-form-urlencoded')).status).toBe(200);
-    expect((await orderOf(a.orderNo)).state).toBe('paid');
+    expect((await h.orderOf(a.orderNo)).state).toBe('paid');
 
     const b = await heldNotification('N-MULTI');
     const multipart = new FormData();
     for (const [k, v] of Object.entries(b.fields)) multipart.append(k, v);
     expect((await post(multipart)).status).toBe(200);
-    expect((await orderOf(b.orderNo)).state).toBe('paid');
+    expect((await h.orderOf(b.orderNo)).state).toBe('paid');
   });
 });
 
@@ -104,13 +98,13 @@ describe('POST /notify takes every signed notification, refuses only what it can
   // cannot read is kept and acknowledged, never answered 4xx.
   it('an unknown webhooks_type → 200, kept as an unrecognised event on the order, flagged once, state unchanged', async () => {
     const { orderNo, fields } = await heldNotification('N-INVALID');
-    const before = await orderOf(orderNo);
+    const before = await h.orderOf(orderNo);
     const unknown = resign(fields, { webhooks_type: 'settlement_report' });
     for (let i = 0; i < 2; i++) {
       const res = await form(unknown);
       expect(res.status).toBe(200);
     }
-    const after = await orderOf(orderNo);
+    const after = await h.orderOf(orderNo);
     expect(after.state).toBe('requires_action');
     expect(after.attention).toMatch(/webhooks_type "settlement_report"/);
     const events = await h.kit.store.listEvents(after.id);
@@ -127,7 +121,7 @@ describe('POST /notify takes every signed notification, refuses only what it can
     const { orderNo, fields } = await heldNotification('N-AMOUNT');
     const res = await form(resign(fields, { amount: '25.001' }));
     expect(res.status).toBe(200);
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('requires_action');
     const kept = (await h.kit.store.listEvents(order.id)).filter((e) => e.type === 'notification_unrecognised');
     expect(kept.map((e) => e.data.problem)).toEqual([expect.stringMatching(/amount/)]);
@@ -148,7 +142,7 @@ describe('POST /notify takes every signed notification, refuses only what it can
     const { orderNo, fields } = await heldNotification('N-ACCOUNT');
     const res = await form(resign(fields, { account_id: '999999999' }));
     expect(res.status).toBe(403);
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('requires_action');
     const rejected = (await h.kit.store.listEvents(order.id)).filter((e) => e.type === 'notification_rejected');
     expect(rejected.map((e) => e.data.reason)).toEqual(['other_account']);
@@ -161,7 +155,7 @@ describe('POST /notify takes every signed notification, refuses only what it can
     const otherKey = { ...fields, encryption_data: signMessage('notification', fields, 'another-key') };
     expect((await form(otherKey)).status).toBe(401);
     expect((await form({ ...fields, encryption_data: fields.encryption_data!.toUpperCase() })).status).toBe(200);
-    expect((await orderOf(orderNo)).state).toBe('paid');
+    expect((await h.orderOf(orderNo)).state).toBe('paid');
   });
 
   it('a body over the limit → 413', async () => {
@@ -176,7 +170,7 @@ describe('POST /notify when the gateway cannot confirm', () => {
     h.sandbox.faults.add({ kind: 'http500', operation: 'retrievalTrans' });
     const res = await form(fields);
     expect(res.status).toBe(503);
-    const order = await orderOf(orderNo);
+    const order = await h.orderOf(orderNo);
     expect(order.state).toBe('requires_action');
     const key = notificationDedupeKey(fields);
     expect((await h.kit.store.listEvents(order.id)).filter((e) => e.dedupeKey === key)).toHaveLength(0);
@@ -184,7 +178,7 @@ describe('POST /notify when the gateway cannot confirm', () => {
 
     h.sandbox.faults.clear();
     expect((await form(fields)).status).toBe(200);
-    expect((await orderOf(orderNo)).state).toBe('paid');
+    expect((await h.orderOf(orderNo)).state).toBe('paid');
     expect(h.hookCount('onPaid', orderNo)).toBe(1);
   });
 });
