@@ -8,6 +8,7 @@ import type { GatewayClient } from '../gateway/client.js';
 import type { SignatureRecipe, SignedOperation } from '../gateway/signing.js';
 import type { Logger } from '../logging.js';
 import type { OrderHooks } from '../orders/engine-types.js';
+import type { OutboxDispatcherOptions } from '../orders/outbox-dispatcher.js';
 import type { OrderStore } from '../orders/store.js';
 import type { PaymentMethodKind } from '../orders/types.js';
 
@@ -73,23 +74,11 @@ export interface KitSweeperOptions {
   refundFailAfterMs?: number;
 }
 
-/** The hook outbox's dispatcher (docs/orders.md, "Hooks"). */
-export interface KitOutboxOptions {
+/** The hook outbox's dispatcher (docs/orders.md, "Hooks"); the timings are the dispatcher's own options. */
+export type KitOutboxOptions = {
   /** Deliver in this process: the background loop that retries failed hooks and picks up what a crash left. */
   enabled?: boolean;
-  /** Pause between two rounds of the loop. */
-  intervalMs?: number;
-  /** How long a dispatcher's claim on an order's hook calls lasts if the process dies mid-delivery. */
-  leaseMs?: number;
-  /** Orders per round. */
-  batchSize?: number;
-  /** Attempts of one hook call before it is given up (kept as `dead` for staff). */
-  maxAttempts?: number;
-  /** Delay before the first retry; doubled after each failure. */
-  backoffMs?: number;
-  /** The longest delay between two attempts. */
-  maxBackoffMs?: number;
-}
+} & Pick<OutboxDispatcherOptions, 'intervalMs' | 'leaseMs' | 'batchSize' | 'maxAttempts' | 'backoffMs' | 'maxBackoffMs'>;
 
 /** Options of `createCheckoutKit`; docs/checkout.md has the full table with defaults. */
 export interface CheckoutKitOptions {
