@@ -113,6 +113,13 @@ export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentF
   const first = mergeRefunds(rows, own, ctx).rows;
   const upserts = [...own, ...upsertsOf(order, first, fact, sameCurrency(listedOf(first, fact.listedRefunds, order, reasons)))];
   const merged = mergeRefunds(rows, upserts, ctx);
+  // A settled refund never changes; one reported again with another amount is for staff.
+  for (const u of upserts) {
+    const held = u.referenceId == null ? undefined : rows.find((r) => r.referenceId === u.referenceId && r.status === 'succeeded');
+    if (held !== undefined && u.status === 'succeeded' && held.amount !== u.amount) {
+      reasons.push(`Refund ${held.referenceId ?? ''} is reported as ${String(u.amount)} ${order.currency}, the refund ledger holds ${String(held.amount)}: check the refund in the gateway portal.`);
+    }
+  }
   const captured = capturedOf(order);
   const total = refundedTotal(merged.rows);
   const reserved = merged.changes.some((c) => c.kind === 'insert' && c.row.status === 'pending');
