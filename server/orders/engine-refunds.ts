@@ -89,11 +89,21 @@ function listedOf(rows: readonly Refund[], listed: readonly RefundReport[] | und
   if (listed === undefined) return [];
   if (!rows.some((r) => r.source === 'import' && r.status === 'succeeded')) return [...listed];
   const held = new Set(rows.map((r) => r.referenceId).filter((ref) => ref !== null));
+  // A staff refund sent since the upgrade whose answer was lost has no reference yet: a listed
+  // refund the ledger does not hold settles it when the amounts agree (as upsertsOf pairs them).
+  const open = rows.filter((r) => r.status === 'pending' && r.referenceId === null).map((r) => r.amount);
+  const kept = listed.filter((r) => {
+    if (r.referenceId != null && held.has(r.referenceId)) return true;
+    const match = r.status === 'succeeded' ? open.indexOf(r.amount) : -1;
+    if (match >= 0) open.splice(match, 1);
+    return match >= 0;
+  });
   const gateway = listed.filter((r) => r.status === 'succeeded').reduce((sum, r) => sum + r.amount, 0);
-  if (gateway !== refundedTotal(rows)) {
-    reasons.push(`The gateway lists ${gateway} ${order.currency} of refunds, the refund ledger (with its total from before the ledger) holds ${refundedTotal(rows)}: check the refunds in the gateway portal.`);
+  const settling = kept.filter((r) => r.status === 'succeeded' && !(r.referenceId != null && held.has(r.referenceId))).reduce((sum, r) => sum + r.amount, 0);
+  if (gateway !== refundedTotal(rows) + settling) {
+    reasons.push(`The gateway lists ${gateway} ${order.currency} of refunds, the refund ledger (with its total from before the ledger) holds ${refundedTotal(rows) + settling}: check the refunds in the gateway portal.`);
   }
-  return listed.filter((r) => r.referenceId != null && held.has(r.referenceId));
+  return kept;
 }
 
 export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentFact, now: Date): LedgerStep {
