@@ -86,10 +86,25 @@ async function takePayout(ctx: KitContext, fact: NotificationFact): Promise<Take
   return serialPerPayout(ctx, key, () => takePayoutNow(ctx, fact));
 }
 
+/**
+ * A payout whose answer was lost (or is still on its way) has no transaction id yet; its
+ * notification names it by `order_no`, the payout's reference (else its request id). Taken only
+ * when exactly one such recent payout in the notification's currency matches.
+ */
+async function payoutAwaitingAnswer(ctx: KitContext, fact: NotificationFact): Promise<PayoutRecord | null> {
+  if (fact.orderNo === null) return null;
+  const recent = await ctx.adminStore.listPayouts({ limit: 50 });
+  const open = recent.filter((p) => p.transactionId === null && (p.status === 'submitting' || p.status === 'unknown')
+    && (p.requestId === fact.orderNo || (p.reference !== '' && p.reference === fact.orderNo))
+    && (fact.currency === null || p.currency === fact.currency));
+  return open.length === 1 ? (open[0] ?? null) : null;
+}
+
 async function takePayoutNow(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
   const requestId = fact.summary.request_id;
   const payout = (fact.transactionId === null ? null : await ctx.adminStore.getPayoutByTransactionId(fact.transactionId))
-    ?? (requestId === undefined ? null : await ctx.adminStore.getPayout(requestId));
+    ?? (requestId === undefined ? null : await ctx.adminStore.getPayout(requestId))
+    ?? (await payoutAwaitingAnswer(ctx, fact));
   if (payout === null) {
     const recent = await ctx.adminStore.listPayouts({ limit: 20 });
     const inFlight = recent.some((p) => p.status === 'submitting' && Date.now() - p.createdAt.getTime() < SUBMITTING_GRACE_MS);
