@@ -148,6 +148,11 @@ export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentF
   } else if (claimed === undefined && !referenced && fact.outcome === 'partially_refunded' && total === 0) {
     reasons.push('A partial refund was reported without its reference and the refund ledger holds none: run query sync or check the refunds in the gateway portal.');
   }
+  // The gateway's complete list says everything captured was refunded, yet the ledger holds less
+  // than the kit recorded as captured: the capture was partial (made outside the kit) or a refund is missing.
+  if (fact.listedRefunds !== undefined && fact.outcome === 'refunded' && total > 0 && total < captured) {
+    reasons.push(`The gateway reports this order refunded in full with ${total} ${order.currency} of refunds, the kit recorded ${captured} captured: the capture may have been partial. Check the order in the gateway portal.`);
+  }
   if (total > captured) {
     reasons.push(`Refunds reported for this order add up to more than the ${captured} ${order.currency} captured: check the refunds in the gateway portal.`);
   }
