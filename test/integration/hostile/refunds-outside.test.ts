@@ -128,4 +128,17 @@ describe('late and changed notifications', () => {
     // Staff are told the gateway reported two figures for one refund.
     expect(stored.attention).not.toBeNull();
   });
+
+  it('a refund notification naming one order\'s transaction and another order\'s number is not recorded on the other order', async () => {
+    const a = await paidIn(shop, orderNo('CROSS-A'), 5_000);
+    const b = await paidIn(shop, orderNo('CROSS-B'), 5_000);
+    expect((await refundBehindTheKit(shop, a, 1_000)).ok).toBe(true);
+    await shop.sandbox.notifier.flush();
+    const note = held(shop, a.orderNo).find((f) => f.refund_reference_id !== undefined)!;
+    // The gateway's query does not confirm a refund of B: retried (503), never recorded on B.
+    expect(await postNotify(shop, resigned(shop, note, { order_no: b.orderNo }))).toBe(503);
+    const after = (await shop.kit.store.get(b.id))!;
+    expect(after.refundedAmount).toBe(0);
+    expect(await shop.kit.store.listRefunds(b.id)).toEqual([]);
+  });
 });
