@@ -1,13 +1,16 @@
 /**
- * Hostile: two kits on one PostgreSQL database, one order, and everything that can touch its
+ * Hostile: two kits on one PostgreSQL database (and on one SQLite file), one order, and everything that can touch its
  * refunds at once — staff refunds posted to kit A's admin (answers held back at random), the
  * gateway's refund notifications posted to both kits several times each, kit B's sweeper running
  * its refund round with no grace at all (it fails pending rows whose answer is still on its way),
  * and query sync on both kits. At the end the shop's money must be the sandbox's, and every
  * onRefunded hook call delivered once per event id.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import express from 'express';
 import type pg from 'pg';
@@ -15,7 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayPort } from '../../../server/checkout/gateway-port.js';
 import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
 import { createSweeper } from '../../../server/orders/sweeper.js';
+import type { OrderStore } from '../../../server/orders/store.js';
 import { createPostgresStore } from '../../../server/orders/stores/postgres.js';
+import { createSqliteStore } from '../../../server/orders/stores/sqlite.js';
+import { CardScanner, rememberCard } from '../../reliability/support/card-scan.js';
 import { createRng } from '../../reliability/support/rng.js';
 import { paidOrder, refundProblems, slowRefundAnswers, Staff } from '../../reliability/support/refund-race.js';
 import { ACCOUNT_ID, MERCHANT_ID, startShop, type HookCall, type Shop } from '../../reliability/support/shop.js';
@@ -23,9 +29,11 @@ import { recordingHooks } from '../../reliability/support/shop-app.js';
 import { TEST_DATABASE_URL, dropSchema, serverPool, uniqueSchema } from '../stores/pg-target.js';
 import { held } from './support.js';
 
-describe.skipIf(!TEST_DATABASE_URL)('refund storm on two kits sharing PostgreSQL', () => {
+for (const backend of ['postgres', 'sqlite'] as const) describe.skipIf(backend === 'postgres' && !TEST_DATABASE_URL)(`refund storm on two kits sharing ${backend}`, () => {
   const schema = uniqueSchema('storm');
-  let pools: pg.Pool[];
+  const dir = mkdtempSync(join(tmpdir(), 'hostile-storm-'));
+  const sqlitePath = join(dir, 'orders.sqlite');
+  let pools: pg.Pool[] = [];
   let shop: Shop;
   let kitB: CheckoutKit;
   let serverB: Server;
@@ -33,9 +41,16 @@ describe.skipIf(!TEST_DATABASE_URL)('refund storm on two kits sharing PostgreSQL
   const hooksB: HookCall[] = [];
 
   beforeAll(async () => {
-    pools = [serverPool(8), serverPool(8)];
-    const storeA = await createPostgresStore({ pool: pools[0]!, schema });
-    const storeB = await createPostgresStore({ pool: pools[1]!, schema });
+    let storeA: OrderStore;
+    let storeB: OrderStore;
+    if (backend === 'postgres') {
+      pools = [serverPool(8), serverPool(8)];
+      storeA = await createPostgresStore({ pool: pools[0]!, schema });
+      storeB = await createPostgresStore({ pool: pools[1]!, schema });
+    } else {
+      storeA = createSqliteStore({ path: sqlitePath, busyTimeoutMs: 30_000 });
+      storeB = createSqliteStore({ path: sqlitePath, busyTimeoutMs: 30_000 });
+    }
     shop = await startShop({ admin: true, store: storeA, notifyTimeScale: 0.00001, kit: { fetch: slowRefundAnswers(createRng(9), 40) } });
     shop.sandbox.faults.add({ kind: 'dropNotification' });
     const app = express();
@@ -61,11 +76,13 @@ describe.skipIf(!TEST_DATABASE_URL)('refund storm on two kits sharing PostgreSQL
       serverB.closeAllConnections();
     });
     await shop.close();
-    await dropSchema(pools[0]!, schema);
+    if (backend === 'postgres') await dropSchema(pools[0]!, schema);
     await Promise.all(pools.map((p) => p.end()));
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('staff refunds, notifications to both kits, the sweeper\'s refund round and query sync at once', async () => {
+    rememberCard('4242424242424242');
     const rng = createRng(2026);
     const order = await paidOrder(shop, `STORM-${Date.now().toString(36)}`, 10_000);
     const staff = new Staff(shop, 'storm');
@@ -118,11 +135,20 @@ describe.skipIf(!TEST_DATABASE_URL)('refund storm on two kits sharing PostgreSQL
     await Promise.all([shop.kit.engine.outbox.runOnce(), kitB.engine.outbox.runOnce()]);
 
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    expect(shop.sandbox.ledger.refunds().filter((r) => r.orderNo === order.orderNo).length).toBeGreaterThanOrEqual(2);
     expect(await refundProblems(shop, order.orderNo)).toEqual([]);
     const calls = [...shop.hookCalls, ...hooksB].filter((c) => c.orderNo === order.orderNo && c.hook === 'onRefunded');
     const ids = calls.map((c) => c.eventId);
     expect(new Set(ids).size).toBe(ids.length);
     const moves = (await shop.kit.store.listEvents(order.id)).filter((e) => e.type === 'transition' && (e.toState === 'partially_refunded' || e.toState === 'refunded'));
     expect(calls).toHaveLength(moves.length);
+
+    // No card data in either database or any log line.
+    const scanner = new CardScanner();
+    if (backend === 'postgres') await scanner.postgres(pools[0]!, schema);
+    else scanner.sqliteFile(sqlitePath);
+    shop.scan(scanner);
+    expect(scanner.findings).toEqual([]);
+    expect(scanner.scanned).toBeGreaterThan(0);
   });
 });
