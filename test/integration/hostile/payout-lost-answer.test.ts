@@ -6,7 +6,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Staff } from '../../reliability/support/refund-race.js';
-import { startShop, type Shop } from '../../reliability/support/shop.js';
+import { createAdminRouter, createMemoryAdminStore } from '../../../server/admin/index.js';
+import { ADMIN_CSRF_SECRET, capturingLogger, startShop, type Shop } from '../../reliability/support/shop.js';
 
 let shop: Shop;
 beforeAll(async () => {
@@ -37,5 +38,18 @@ describe('a payout notified before its lost answer', () => {
     expect(shop.sandbox.ledger.payouts().find((p) => p.requestId === requestId)?.status).toBe('COMPLETED');
     const shown = await staff.get(`/payouts/${requestId}`);
     expect(/data-status="([a-z]+)"/.exec(shown.text)?.[1]).toBe('completed');
+  });
+});
+
+describe('an admin given another admin store than the kit\'s', () => {
+  it('warns that payout notifications will not reach its payouts', () => {
+    const lines: string[] = [];
+    createAdminRouter({
+      kit: shop.kit, authorize: () => null, csrfSecret: ADMIN_CSRF_SECRET, adminStore: createMemoryAdminStore(), logger: capturingLogger(lines),
+    });
+    expect(lines.some((l) => l.includes('"level":"warn"') && l.includes('payout notifications'))).toBe(true);
+    const quiet: string[] = [];
+    createAdminRouter({ kit: shop.kit, authorize: () => null, csrfSecret: ADMIN_CSRF_SECRET, adminStore: shop.kit.adminStore, logger: capturingLogger(quiet) });
+    expect(quiet.filter((l) => l.includes('payout notifications'))).toEqual([]);
   });
 });
