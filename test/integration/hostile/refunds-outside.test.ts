@@ -141,4 +141,19 @@ describe('late and changed notifications', () => {
     expect(after.refundedAmount).toBe(0);
     expect(await shop.kit.store.listRefunds(b.id)).toEqual([]);
   });
+
+  it('a dispute after a full refund: the shop follows the gateway and keeps the refunded amount', async () => {
+    const order = await paidIn(shop, orderNo('CBFULL'), 3_000);
+    const staff = new Staff(shop, 'cbfull');
+    await staff.get(`/orders/${order.id}`);
+    expect((await staff.post(`/orders/${order.id}/refund`, { refund_amount: '30.00' })).status).toBe(303);
+    await control(shop.gateway.baseUrl, `transactions/${order.transactionId!}/dispute`, {});
+    await shop.sandbox.notifier.flush();
+    const notes = held(shop, order.orderNo);
+    for (const f of [...notes].reverse()) expect(await postNotify(shop, f)).toBe(200);
+    const stored = (await shop.kit.store.get(order.id))!;
+    expect(stored.refundedAmount).toBe(3_000);
+    expect(stored.state).toBe('chargeback');
+    expect(stored.attention).not.toBeNull();
+  });
 });
