@@ -91,14 +91,19 @@ function listedOf(rows: readonly Refund[], listed: readonly RefundReport[] | und
   const held = new Set(rows.map((r) => r.referenceId).filter((ref) => ref !== null));
   // A staff refund sent since the upgrade whose answer was lost has no reference yet: a listed
   // refund the ledger does not hold settles it when the amounts agree (as upsertsOf pairs them).
+  // Only while the gateway lists more than the ledger holds: a listed refund the carried-over
+  // total already counts must never settle a staff refund the gateway did not make.
+  const gateway = listed.filter((r) => r.status === 'succeeded').reduce((sum, r) => sum + r.amount, 0);
+  let unheld = gateway - refundedTotal(rows);
   const open = rows.filter((r) => r.status === 'pending' && r.referenceId === null).map((r) => r.amount);
   const kept = listed.filter((r) => {
     if (r.referenceId != null && held.has(r.referenceId)) return true;
-    const match = r.status === 'succeeded' ? open.indexOf(r.amount) : -1;
-    if (match >= 0) open.splice(match, 1);
-    return match >= 0;
+    const match = r.status === 'succeeded' && r.amount <= unheld ? open.indexOf(r.amount) : -1;
+    if (match < 0) return false;
+    open.splice(match, 1);
+    unheld -= r.amount;
+    return true;
   });
-  const gateway = listed.filter((r) => r.status === 'succeeded').reduce((sum, r) => sum + r.amount, 0);
   const settling = kept.filter((r) => r.status === 'succeeded' && !(r.referenceId != null && held.has(r.referenceId))).reduce((sum, r) => sum + r.amount, 0);
   if (gateway !== refundedTotal(rows) + settling) {
     reasons.push(`The gateway lists ${gateway} ${order.currency} of refunds, the refund ledger (with its total from before the ledger) holds ${refundedTotal(rows) + settling}: check the refunds in the gateway portal.`);

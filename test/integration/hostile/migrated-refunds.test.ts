@@ -115,4 +115,23 @@ describe('refunds on an order refunded before the ledger existed', () => {
       await close();
     }
   });
+
+  it('a lost staff refund of the same amount as the refund before the upgrade is not paired with it', async () => {
+    const { kit, order, close } = await upgraded(400);
+    try {
+      // Staff refund 400 after the upgrade; its answer is lost and the gateway never made it.
+      expect('id' in (await reserveRefund(kit.engine, order, 400, 'staff'))).toBe(true);
+      await kit.engine.confirm(order.id, 'admin', 'staff');
+      await new Promise((r) => setTimeout(r, 5));
+      const sweeper = createSweeper({
+        engine: kit.engine, store: kit.store, gateway: createGatewayPort(kit.client),
+        stuckAfterMs: 60_000, expireAfterMs: 120_000, refundSettleAfterMs: 1, refundFailAfterMs: 1,
+      });
+      await sweeper.runOnce();
+      expect(await problems(kit, order)).toEqual([]);
+      expect((await kit.store.listRefunds(order.id)).map((r) => [r.source, r.status, r.amount]).sort()).toEqual([['admin', 'failed', 400], ['import', 'succeeded', 400]]);
+    } finally {
+      await close();
+    }
+  });
 });
