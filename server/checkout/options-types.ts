@@ -89,6 +89,8 @@ export interface KitOutboxOptions {
   backoffMs?: number;
   /** The longest delay between two attempts. */
   maxBackoffMs?: number;
+  /** How long a change's caller waits for its hooks before answering while they go on in the background. */
+  waitMs?: number;
 }
 
 /** Options of `createCheckoutKit`; docs/checkout.md has the full table with defaults. */
