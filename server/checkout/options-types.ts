@@ -21,7 +21,7 @@ export interface PayoutChange {
 
 /**
  * The shop's callbacks: the order hooks, called by the reconcile engine exactly once per
- * transition, and `onPayoutChanged`, called once when a payout notification changes a payout's status.
+ * transition, and `onPayoutChanged`, called when a payout notification changes a payout's status (before it is stored; called again on the resend if it throws).
  */
 export type CheckoutHooks = OrderHooks & {
   onPayoutChanged?: (payout: PayoutRecord, change: PayoutChange) => void | Promise<void>;
