@@ -165,6 +165,11 @@ export function resolveAdminOptions(input: unknown): ResolvedAdminOptions {
       throw new ConfigError('adminStore', `lacks ${missing.join(', ')}, which signIn needs for accounts and sessions`, 'use createSqliteAdminStore or createPostgresAdminStore, or implement StaffStore (docs/admin.md)');
     }
   }
+  const logger = o.logger ? redactingLogger(o.logger) : silentLogger;
+  if (o.adminStore !== undefined && o.kit.adminStore !== undefined && o.adminStore !== o.kit.adminStore) {
+    // Payout notifications reach the kit, which updates payouts in its own admin store only.
+    logger.warn({}, 'admin: adminStore is not the checkout kit\'s adminStore; payout notifications will not update the payouts staff send here');
+  }
   return {
     kit: { client: o.kit.client, engine: o.kit.engine, store: o.kit.store },
     authorize: o.authorize ?? null,
@@ -173,7 +178,7 @@ export function resolveAdminOptions(input: unknown): ResolvedAdminOptions {
     adminStore: o.adminStore ?? o.kit.adminStore ?? createMemoryAdminStore(),
     csrfSecret: o.csrfSecret,
     mountPath: o.mountPath?.replace(/\/+$/, ''),
-    logger: o.logger ? redactingLogger(o.logger) : silentLogger,
+    logger,
     batchConcurrency: o.batchConcurrency ?? 2,
     onUnauthenticated: o.onUnauthenticated,
     allowedOrigins: new Set((o.allowedOrigins ?? []).map((u) => new URL(u).origin)),

@@ -86,10 +86,25 @@ async function takePayout(ctx: KitContext, fact: NotificationFact): Promise<Take
   return serialPerPayout(ctx, key, () => takePayoutNow(ctx, fact));
 }
 
+/**
+ * A payout whose answer was lost (or is still on its way) has no transaction id yet; its
+ * notification names it by `order_no`, the payout's reference (else its request id). Taken only
+ * when exactly one such recent payout in the notification's currency matches.
+ */
+async function payoutAwaitingAnswer(ctx: KitContext, fact: NotificationFact): Promise<PayoutRecord | null> {
+  if (fact.orderNo === null) return null;
+  const recent = await ctx.adminStore.listPayouts({ limit: 50 });
+  const open = recent.filter((p) => p.transactionId === null && (p.status === 'submitting' || p.status === 'unknown')
+    && (p.requestId === fact.orderNo || (p.reference !== '' && p.reference === fact.orderNo))
+    && (fact.currency === null || p.currency === fact.currency));
+  return open.length === 1 ? (open[0] ?? null) : null;
+}
+
 async function takePayoutNow(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
   const requestId = fact.summary.request_id;
   const payout = (fact.transactionId === null ? null : await ctx.adminStore.getPayoutByTransactionId(fact.transactionId))
-    ?? (requestId === undefined ? null : await ctx.adminStore.getPayout(requestId));
+    ?? (requestId === undefined ? null : await ctx.adminStore.getPayout(requestId))
+    ?? (await payoutAwaitingAnswer(ctx, fact));
   if (payout === null) {
     const recent = await ctx.adminStore.listPayouts({ limit: 20 });
     const inFlight = recent.some((p) => p.status === 'submitting' && Date.now() - p.createdAt.getTime() < SUBMITTING_GRACE_MS);
@@ -100,21 +115,31 @@ async function takePayoutNow(ctx: KitContext, fact: NotificationFact): Promise<T
   const to = payoutStatusOf(fact);
   if (to === null || to === payout.status) return { status: 'taken', reason: `payout already ${payout.status}` };
   const message = to === 'failed' ? (fact.resultInfo ?? fact.summary.status ?? 'failed (notification)') : (fact.summary.status ?? 'completed (notification)');
-  const updated = await ctx.adminStore.updatePayout(payout.requestId, {
-    status: to, message, ...(payout.transactionId === null && fact.transactionId !== null ? { transactionId: fact.transactionId } : {}),
-  });
+  const transactionId = payout.transactionId === null && fact.transactionId !== null ? { transactionId: fact.transactionId } : {};
+  // The hook runs before the new status is stored: while the status is not stored, the hook is
+  // owed, and the gateway's resend of this notification (it gets 503) calls it again.
+  const changed: PayoutRecord = { ...payout, status: to, message, ...transactionId, updatedAt: new Date() };
+  if (!(await payoutHook(ctx, changed, payout.status, fact.type))) {
+    // Staff see why the status has not moved yet; the transaction id finds the payout on the resend.
+    const owed = `the gateway reports this payout ${to} (${message.slice(0, 200)}); the shop's onPayoutChanged hook failed, so the status is stored once it succeeds on the gateway's resend`;
+    if ((await ctx.adminStore.updatePayout(payout.requestId, { message: owed, ...transactionId })) === null) return { status: 'retry', reason: 'the payout vanished' };
+    return { status: 'retry', reason: 'the payout hook failed' };
+  }
+  const updated = await ctx.adminStore.updatePayout(payout.requestId, { status: to, message, ...transactionId });
   if (updated === null) return { status: 'retry', reason: 'the payout vanished' };
-  await payoutHook(ctx, updated, payout.status, fact.type);
   return { status: 'taken', reason: `payout ${payout.status} → ${to}` };
 }
 
-async function payoutHook(ctx: KitContext, payout: PayoutRecord, from: PayoutStatus, type: string): Promise<void> {
+/** Calls the shop's payout hook; false when it threw (logged), so the change is still owed. */
+async function payoutHook(ctx: KitContext, payout: PayoutRecord, from: PayoutStatus, type: string): Promise<boolean> {
   const hook = ctx.options.hooks.onPayoutChanged;
-  if (hook === undefined) return;
+  if (hook === undefined) return true;
   try {
     await hook(structuredClone(payout), { from, to: payout.status, type });
+    return true;
   } catch (err) {
-    ctx.logger.error({ requestId: payout.requestId, hook: 'onPayoutChanged', err }, 'Payout hook failed');
+    ctx.logger.error({ requestId: payout.requestId, hook: 'onPayoutChanged', err }, 'Payout hook failed; the notification is answered 503 so the gateway sends it again');
+    return false;
   }
 }
 

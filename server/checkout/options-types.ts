@@ -22,7 +22,7 @@ export interface PayoutChange {
 
 /**
  * The shop's callbacks: the order hooks, called by the reconcile engine exactly once per
- * transition, and `onPayoutChanged`, called once when a payout notification changes a payout's status.
+ * transition, and `onPayoutChanged`, called when a payout notification changes a payout's status (before it is stored; called again on the resend if it throws).
  */
 export type CheckoutHooks = OrderHooks & {
   onPayoutChanged?: (payout: PayoutRecord, change: PayoutChange) => void | Promise<void>;
@@ -78,7 +78,7 @@ export interface KitSweeperOptions {
 export type KitOutboxOptions = {
   /** Deliver in this process: the background loop that retries failed hooks and picks up what a crash left. */
   enabled?: boolean;
-} & Pick<OutboxDispatcherOptions, 'intervalMs' | 'leaseMs' | 'batchSize' | 'maxAttempts' | 'backoffMs' | 'maxBackoffMs'>;
+} & Pick<OutboxDispatcherOptions, 'intervalMs' | 'leaseMs' | 'batchSize' | 'maxAttempts' | 'backoffMs' | 'maxBackoffMs' | 'waitMs'>;
 
 /** Options of `createCheckoutKit`; docs/checkout.md has the full table with defaults. */
 export interface CheckoutKitOptions {

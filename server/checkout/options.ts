@@ -68,14 +68,15 @@ const FIXES: Record<string, string> = {
   'sweeper.batchSize': 'use a whole number from 1 to 100 (the gateway queries at most 100 orders per call)',
   'sweeper.refundSettleAfterMs': 'use a whole number of milliseconds of at least 1',
   'sweeper.refundFailAfterMs': 'use a whole number of milliseconds of at least 1',
-  outbox: 'pass { enabled, intervalMs, leaseMs, batchSize, maxAttempts, backoffMs, maxBackoffMs } or leave outbox out',
+  outbox: 'pass { enabled, intervalMs, leaseMs, batchSize, maxAttempts, backoffMs, maxBackoffMs, waitMs } or leave outbox out',
   'outbox.enabled': 'use true or false',
   'outbox.intervalMs': 'use a whole number of milliseconds of at least 10',
-  'outbox.leaseMs': 'use a whole number of milliseconds of at least 100, longer than your slowest hook',
+  'outbox.leaseMs': 'use a whole number of milliseconds of at least 100',
   'outbox.batchSize': 'use a whole number from 1 to 1000',
   'outbox.maxAttempts': 'use a whole number of at least 1',
   'outbox.backoffMs': 'use a whole number of milliseconds of at least 1',
   'outbox.maxBackoffMs': 'use a whole number of milliseconds, at least outbox.backoffMs',
+  'outbox.waitMs': 'use a whole number of milliseconds of at least 0',
   logger: 'pass a pino-compatible logger (debug, info, warn, error functions)',
   client: 'pass a client made by createGatewayClient, or leave client out',
   adminStore: 'pass the AdminStore the admin uses (createSqliteAdminStore, createPostgresAdminStore, createMemoryAdminStore), or leave it out for memory',
@@ -148,6 +149,7 @@ const shape = {
     maxAttempts: z.int().min(1).optional(),
     backoffMs: ms(1).optional(),
     maxBackoffMs: ms(1).optional(),
+    waitMs: ms(0).optional(),
   }).optional(),
   logger: z.custom((v) => hasFns(v, ['debug', 'info', 'warn', 'error']), 'must be a logger').optional(),
   client: z.custom((v) => typeof v === 'object' && v !== null && hasFns((v as { queries?: unknown }).queries, ['transactions']), 'must be a GatewayClient').optional(),
@@ -239,7 +241,9 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
   const sweeper = { ...OPTION_DEFAULTS.sweeper, ...o.sweeper };
   if (sweeper.expireAfterMs <= sweeper.stuckAfterMs) fail('sweeper.expireAfterMs', 'must be larger than sweeper.stuckAfterMs');
 
-  const outbox = { ...OPTION_DEFAULTS.outbox, ...o.outbox };
+  const merged = { ...OPTION_DEFAULTS.outbox, ...o.outbox };
+  // A change's answer never waits longer for its hooks than one lease, unless asked to.
+  const outbox = { ...merged, waitMs: o.outbox?.waitMs ?? Math.min(OPTION_DEFAULTS.outbox.waitMs, merged.leaseMs) };
   if (outbox.maxBackoffMs < outbox.backoffMs) fail('outbox.maxBackoffMs', 'must be at least outbox.backoffMs');
 
   const tokenSecrets = typeof o.tokenSecret === 'string' ? [o.tokenSecret] : [...o.tokenSecret];

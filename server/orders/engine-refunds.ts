@@ -89,11 +89,26 @@ function listedOf(rows: readonly Refund[], listed: readonly RefundReport[] | und
   if (listed === undefined) return [];
   if (!rows.some((r) => r.source === 'import' && r.status === 'succeeded')) return [...listed];
   const held = new Set(rows.map((r) => r.referenceId).filter((ref) => ref !== null));
+  // A staff refund sent since the upgrade whose answer was lost has no reference yet: a listed
+  // refund the ledger does not hold settles it when the amounts agree (as upsertsOf pairs them).
+  // Only while the gateway lists more than the ledger holds: a listed refund the carried-over
+  // total already counts must never settle a staff refund the gateway did not make.
   const gateway = listed.filter((r) => r.status === 'succeeded').reduce((sum, r) => sum + r.amount, 0);
-  if (gateway !== refundedTotal(rows)) {
-    reasons.push(`The gateway lists ${gateway} ${order.currency} of refunds, the refund ledger (with its total from before the ledger) holds ${refundedTotal(rows)}: check the refunds in the gateway portal.`);
+  let unheld = gateway - refundedTotal(rows);
+  const open = rows.filter((r) => r.status === 'pending' && r.referenceId === null).map((r) => r.amount);
+  const kept = listed.filter((r) => {
+    if (r.referenceId != null && held.has(r.referenceId)) return true;
+    const match = r.status === 'succeeded' && r.amount <= unheld ? open.indexOf(r.amount) : -1;
+    if (match < 0) return false;
+    open.splice(match, 1);
+    unheld -= r.amount;
+    return true;
+  });
+  const settling = kept.filter((r) => r.status === 'succeeded' && !(r.referenceId != null && held.has(r.referenceId))).reduce((sum, r) => sum + r.amount, 0);
+  if (gateway !== refundedTotal(rows) + settling) {
+    reasons.push(`The gateway lists ${gateway} ${order.currency} of refunds, the refund ledger (with its total from before the ledger) holds ${refundedTotal(rows) + settling}: check the refunds in the gateway portal.`);
   }
-  return listed.filter((r) => r.referenceId != null && held.has(r.referenceId));
+  return kept;
 }
 
 export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentFact, now: Date): LedgerStep {
@@ -113,6 +128,13 @@ export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentF
   const first = mergeRefunds(rows, own, ctx).rows;
   const upserts = [...own, ...upsertsOf(order, first, fact, sameCurrency(listedOf(first, fact.listedRefunds, order, reasons)))];
   const merged = mergeRefunds(rows, upserts, ctx);
+  // A settled refund never changes; one reported again with another amount is for staff.
+  for (const u of upserts) {
+    const held = u.referenceId == null ? undefined : rows.find((r) => r.referenceId === u.referenceId && r.status === 'succeeded');
+    if (held !== undefined && u.status === 'succeeded' && held.amount !== u.amount) {
+      reasons.push(`Refund ${held.referenceId ?? ''} is reported as ${String(u.amount)} ${order.currency}, the refund ledger holds ${String(held.amount)}: check the refund in the gateway portal.`);
+    }
+  }
   const captured = capturedOf(order);
   const total = refundedTotal(merged.rows);
   const reserved = merged.changes.some((c) => c.kind === 'insert' && c.row.status === 'pending');
@@ -130,6 +152,11 @@ export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentF
     );
   } else if (claimed === undefined && !referenced && fact.outcome === 'partially_refunded' && total === 0) {
     reasons.push('A partial refund was reported without its reference and the refund ledger holds none: run query sync or check the refunds in the gateway portal.');
+  }
+  // The gateway's complete list says everything captured was refunded, yet the ledger holds less
+  // than the kit recorded as captured: the capture was partial (made outside the kit) or a refund is missing.
+  if (fact.listedRefunds !== undefined && fact.outcome === 'refunded' && total > 0 && total < captured) {
+    reasons.push(`The gateway reports this order refunded in full with ${total} ${order.currency} of refunds, the kit recorded ${captured} captured: the capture may have been partial. Check the order in the gateway portal.`);
   }
   if (total > captured) {
     reasons.push(`Refunds reported for this order add up to more than the ${captured} ${order.currency} captured: check the refunds in the gateway portal.`);

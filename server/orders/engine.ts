@@ -167,7 +167,8 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
         // Its answer is applied for what it says, without the claim's dedupe key: the claim is not
         // seen, so the same claim retried once the gateway confirms it is applied then.
         unconfirmed = `the gateway does not confirm ${claim.outcome} yet (it says ${answer.outcome})`;
-        fact = { ...fact, dedupeKey: undefined };
+        // Nor the claim's own refunds: a refund the gateway does not confirm yet moves no money.
+        fact = { ...fact, dedupeKey: undefined, refunds: undefined };
         const dedupeKey = claim.dedupeKey === undefined ? null : `unconfirmed:${claim.dedupeKey}`;
         await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason: unconfirmed, dedupeKey }));
       }

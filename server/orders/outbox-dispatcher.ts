@@ -9,8 +9,14 @@
  * order are serialised; across processes the store's claim (a lease per entry, taken for whole
  * orders) keeps two dispatchers off the same order.
  *
- * `deliver(orderId)` is what the engine awaits right after its compare-and-set wins; the loop
- * started by `start()` picks up what a crash, a failure or a busy order left behind.
+ * `deliver(orderId)` is what the engine awaits right after its compare-and-set wins, for at most
+ * `waitMs`: a hook that takes longer (or never settles) goes on in the background, so the change's
+ * caller still answers. A hook call is never cut short (that would deliver its eventId a second
+ * time while the first call still runs); instead, while it is in flight the dispatcher renews the
+ * order's lease, so no other dispatcher takes the order, and its background round skips the order
+ * rather than waiting behind it. A hook that never settles thus holds up only its own order's
+ * later hooks. The loop started by `start()` picks up what a crash, a failure or a busy order
+ * left behind.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
@@ -39,16 +45,25 @@ export interface OutboxDispatcherOptions {
   backoffMs?: number;
   /** The largest delay between two attempts, ms. Default 600000 (10 minutes). */
   maxBackoffMs?: number;
+  /**
+   * How long `deliver` waits for the order's hooks before it resolves while they go on in the
+   * background, ms. Default 2000, or `leaseMs` if that is shorter.
+   */
+  waitMs?: number;
   now?: () => Date;
 }
 
 export interface OutboxDispatcher {
   /**
    * Delivers the due entries of one order now; never rejects (failures are recorded and retried).
+   * Resolves after at most `waitMs`; a slower delivery goes on in the background.
    * From inside one of that order's hooks it returns at once: the delivery under way takes the new entries.
    */
   deliver(orderId: string): Promise<void>;
-  /** One background round: claims up to `batchSize` orders with due entries and delivers them. Resolves to the entries delivered. */
+  /**
+   * One background round: claims up to `batchSize` orders with due entries and delivers them,
+   * skipping orders whose delivery is under way in this process. Resolves to the entries delivered.
+   */
   runOnce(): Promise<number>;
   /** Starts the background loop; its first round runs at once, so a restart picks up what a crash left. */
   start(): void;
@@ -57,7 +72,7 @@ export interface OutboxDispatcher {
   readonly running: boolean;
 }
 
-export const OUTBOX_DEFAULTS = { intervalMs: 1000, leaseMs: 60_000, batchSize: 50, maxAttempts: 20, backoffMs: 1000, maxBackoffMs: 10 * 60_000 } as const;
+export const OUTBOX_DEFAULTS = { intervalMs: 1000, leaseMs: 60_000, batchSize: 50, maxAttempts: 20, backoffMs: 1000, maxBackoffMs: 10 * 60_000, waitMs: 2000 } as const;
 
 /** Rounds of claim → deliver per `deliver` call, so entries stored meanwhile by another instance are not left to the loop. */
 const MAX_ROUNDS = 4;
@@ -78,6 +93,7 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
     backoffMs: options.backoffMs ?? OUTBOX_DEFAULTS.backoffMs,
     maxBackoffMs: options.maxBackoffMs ?? OUTBOX_DEFAULTS.maxBackoffMs,
   };
+  const waitMs = options.waitMs ?? Math.min(OUTBOX_DEFAULTS.waitMs, settings.leaseMs);
   /** The run under way per order in this process; a new one chains after it. */
   const runs = new Map<string, Promise<number>>();
   const inFlight = new Set<Promise<unknown>>();
@@ -115,6 +131,23 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
     return gaveUp;
   }
 
+  /**
+   * Heartbeat while a hook call is in flight: claiming the order again as the same owner renews
+   * the lease on its pending entries (the entry being delivered stays due until it completes), so
+   * a slow hook's eventId is not claimed and sent again by another dispatcher meanwhile.
+   */
+  function renewWhileInFlight(orderId: string): () => void {
+    const beat = setInterval(() => {
+      store.claimOutbox({ owner, leaseMs: settings.leaseMs, limit: 1, orderId }).catch((error: unknown) => {
+        logger.warn({ orderId, err: redact(error) }, 'Could not renew the hook outbox lease');
+      });
+    }, Math.max(1, Math.floor(settings.leaseMs / 3)));
+    beat.unref();
+    return () => {
+      clearInterval(beat);
+    };
+  }
+
   /** One claim of the order and the attempts it allows; resolves to the entries it attempted. */
   async function attemptOrder(orderId: string, counts: { delivered: number }): Promise<number> {
     const entries = await store.claimOutbox({ owner, leaseMs: settings.leaseMs, limit: 1, orderId });
@@ -136,6 +169,7 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
       }
       attempted++;
       let delivered: boolean;
+      const stopRenewing = renewWhileInFlight(orderId);
       try {
         const inside = new Set(delivering.getStore()).add(entry.orderId);
         await delivering.run(inside, () => callHook(hooks, entry));
@@ -143,6 +177,8 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
       } catch (error) {
         delivered = false;
         if (!(await failed(entry, error))) blocked = Math.min(blocked, entry.order.version);
+      } finally {
+        stopRenewing();
       }
       if (delivered) {
         await store.completeOutbox(entry.id);
@@ -181,6 +217,9 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
     try {
       const claimed = await store.claimOutbox({ owner, leaseMs: settings.leaseMs, limit: settings.batchSize });
       for (const orderId of new Set(claimed.map((e) => e.orderId))) {
+        // Under way here already (maybe a hook that never settles): that run holds the order's
+        // lease and delivers what is due; waiting behind it would stop every other order's retries.
+        if (runs.has(orderId)) continue;
         delivered += await serial(orderId);
         // What this round's claim leased and the run did not reach (nothing was due by then).
         await store.releaseOutbox(orderId, owner);
@@ -205,7 +244,13 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
       // Called from one of this order's own hooks (say a capture in onAuthorized): waiting for the
       // run under way would wait for ourselves; that run claims again and delivers the new calls.
       if (delivering.getStore()?.has(orderId) === true) return;
-      await serial(orderId);
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+        timer.unref();
+      });
+      await Promise.race([serial(orderId), waited]);
+      clearTimeout(timer);
     },
     runOnce: () => track(runOnce()),
     start() {

@@ -62,7 +62,9 @@ export async function sweepPendingRefunds(options: RefundSweepOptions): Promise<
     try {
       const before = pending.filter((r) => r.orderId === order.id);
       const fact = { orderId: order.id, source: 'sweeper' as const, actor: 'sweeper', outcome: 'unknown' as const };
-      const listed = await engine.apply({ ...fact, refunds: found.get(order.orderNo) ?? [], data: { reason: 'refund search for pending refunds' } });
+      // The search is the gateway's complete list: on an order refunded before the ledger existed
+      // it includes refunds the ledger's carried-over total already counts (engine-refunds, listedOf).
+      const listed = await engine.apply({ ...fact, listedRefunds: found.get(order.orderNo) ?? [], data: { reason: 'refund search for pending refunds' } });
       if (listed.status === 'rejected' || listed.status === 'busy' || listed.status === 'not_found') {
         report.errors++;
         continue;

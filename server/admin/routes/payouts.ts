@@ -90,7 +90,10 @@ export function registerPayoutRoutes(router: Router, ctx: RouteContext): void {
         ? { status: 'unknown', message: `no answer from the gateway (${code}): the payout may have been made. Check with the gateway quoting request_id ${requestId}; it was not re-sent` }
         : { status: 'failed', message: `refused (${code}): ${err instanceof Error ? err.message : 'unknown error'}` };
     }
-    const saved = await adminStore.updatePayout(requestId, patch);
+    // The payout's notification may have settled it while its answer was lost: the gateway's
+    // word stands, "no answer" does not overwrite it.
+    const settled = patch.status === 'unknown' ? await adminStore.getPayout(requestId) : null;
+    const saved = settled !== null && settled.status !== 'submitting' ? settled : await adminStore.updatePayout(requestId, patch);
     const ok = saved?.status === 'completed';
     redirect(ctx, res, `/payouts/${requestId}`, {
       kind: ok ? 'ok' : saved?.status === 'unknown' ? 'warning' : 'error',

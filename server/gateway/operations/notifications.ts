@@ -46,7 +46,9 @@ export function notificationOutcome(fields: Readonly<Record<string, string | und
 export function notificationDedupeKey(fields: Readonly<Record<string, string | undefined>>): string {
   const outcome = notificationOutcome(fields);
   const ref = fields.refund_reference_id;
-  if ((outcome === 'partially_refunded' || outcome === 'refunded') && ref !== undefined && ref !== '') return refundDedupeKey(ref);
+  // The refund's amount too: one reference reported with two amounts is two facts, and the
+  // second must reach the ledger (which flags it) instead of being dropped as a repeat.
+  if ((outcome === 'partially_refunded' || outcome === 'refunded') && ref !== undefined && ref !== '') return `${refundDedupeKey(ref)}:${fields.refund_amount ?? ''}`;
   const hash = createHash('sha256');
   for (const name of DEDUPE_FIELDS) hash.update(`${name}=${fields[name] ?? ''}\n`);
   return `notify:${hash.digest('hex')}`;

@@ -23,7 +23,8 @@ describe('kit: hook outbox', () => {
     const kit = createCheckoutKit({
       ...base,
       store,
-      outbox: { intervalMs: 20, backoffMs: 10 },
+      // A backoff well above one delivery's bookkeeping, so the retry is the loop's and not the first run's.
+      outbox: { intervalMs: 20, backoffMs: 200 },
       hooks: {
         onPaid: (_order, info) => {
           ids.push(info.eventId);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import express from 'express';
-import { createAdminRouter, createMemoryAdminStore, createSqliteAdminStore, type AdminRouter, type SignInOptions } from '../../../server/admin/index.js';
+import { createAdminRouter, createSqliteAdminStore, type AdminRouter, type SignInOptions } from '../../../server/admin/index.js';
 import type { CheckoutKitOptions } from '../../../server/checkout/options-types.js';
 import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
 import type { Logger } from '../../../server/logging.js';
@@ -209,7 +209,8 @@ export async function startShop(options: ShopOptions = {}): Promise<Shop> {
         return id === undefined || id === '' ? null : { id, name: `Staff ${id}` };
       },
       csrfSecret: ADMIN_CSRF_SECRET,
-      adminStore: createMemoryAdminStore(),
+      // The kit's own: payout notifications the kit takes update the payouts staff send.
+      adminStore: kit.adminStore,
       logger: capturingLogger(logs),
     });
     app.use('/admin', admin);

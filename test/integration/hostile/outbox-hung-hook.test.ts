@@ -1,0 +1,74 @@
+/**
+ * Hostile: a shop hook that never settles (an HTTP call without a timeout, a lock never freed).
+ * The engine used to await the delivery with no bound, so the request that changed the order
+ * never answered, and the dispatcher's background round chained behind that run once its lease
+ * lapsed, stopping every other order's retries. A hook is not timed out (that would deliver a
+ * slow hook's eventId twice): the caller waits at most `waitMs`, the lease is renewed while the
+ * hook runs, and a round skips an order already under way in its process.
+ */
+import { describe, expect, it } from 'vitest';
+import { createReconcileEngine } from '../../../server/orders/engine.js';
+import { createOutboxDispatcher } from '../../../server/orders/outbox-dispatcher.js';
+import { createMemoryStore } from '../../../server/orders/stores/memory.js';
+import { makeOrder } from '../orders/fixtures.js';
+
+const never = (): Promise<void> => new Promise<void>(() => undefined);
+
+describe('a hook that never settles', () => {
+  it('the change that owes it still answers once the lease has lapsed', async () => {
+    const store = createMemoryStore();
+    const engine = createReconcileEngine({ store, hooks: { onPaid: never }, outbox: { leaseMs: 150, backoffMs: 10_000 } });
+    const order = await makeOrder(store);
+    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved' });
+    expect(result.status).toBe('applied');
+  }, 3_000);
+
+  it('other orders\' hooks are still delivered by the dispatcher\'s round', async () => {
+    const store = createMemoryStore();
+    const delivered: string[] = [];
+    const hung = await makeOrder(store);
+    const other = await makeOrder(store);
+    const hooks = {
+      onPaid: (o: { id: string }): Promise<void> | undefined => {
+        if (o.id === hung.id) return never();
+        delivered.push(o.id);
+        return undefined;
+      },
+    };
+    const engine = createReconcileEngine({ store, hooks, outbox: { leaseMs: 150, backoffMs: 10_000 } });
+    void engine.apply({ orderId: hung.id, source: 'notify', outcome: 'approved' });
+    await new Promise((r) => setTimeout(r, 20));
+    await engine.apply({ orderId: other.id, source: 'notify', outcome: 'approved' });
+    expect(delivered).toEqual([other.id]);
+    // A background round after the lease lapsed does not hang on the hung order either.
+    await new Promise((r) => setTimeout(r, 200));
+    await engine.outbox.runOnce();
+  }, 3_000);
+
+  it('a slow hook keeps its order\'s lease: another dispatcher does not call it again meanwhile', async () => {
+    const store = createMemoryStore();
+    const calls: string[] = [];
+    let finish = (): void => undefined;
+    const slow = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const hooks = {
+      onPaid: (_o: unknown, info: { eventId: string }): Promise<void> => {
+        calls.push(info.eventId);
+        return slow;
+      },
+    };
+    const engine = createReconcileEngine({ store, hooks, outbox: { leaseMs: 150, backoffMs: 10_000, waitMs: 50 } });
+    const order = await makeOrder(store);
+    expect((await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved' })).status).toBe('applied');
+    expect(calls).toHaveLength(1);
+    // Two lease lengths later another instance's round finds the order still leased.
+    await new Promise((r) => setTimeout(r, 350));
+    const other = createOutboxDispatcher({ store, hooks, owner: 'other-instance', leaseMs: 150 });
+    expect(await other.runOnce()).toBe(0);
+    expect(calls).toHaveLength(1);
+    finish();
+    await engine.outbox.stop();
+    expect(await store.countOutbox()).toEqual({ pending: 0, dead: 0 });
+  }, 3_000);
+});
