@@ -21,7 +21,7 @@ import {
   type CheckoutKit,
   type Order,
   type QueryOrder,
-} from '../../server/index.js';
+} from 'acquiring-checkout-kit';
 
 type ActionKit = Pick<CheckoutKit, 'client' | 'engine' | 'store'>;
 

@@ -7,7 +7,7 @@
  */
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
-import type { CheckoutKit } from '../../server/index.js';
+import type { CheckoutKit } from 'acquiring-checkout-kit';
 
 export interface CartLine {
   sku: string;

@@ -11,7 +11,7 @@
  * The notify URL is sent with every payment; nothing has to be registered with the gateway.
  */
 import type { Express } from 'express';
-import type { CheckoutKit } from '../../server/index.js';
+import type { CheckoutKit } from 'acquiring-checkout-kit';
 
 export interface MountOptions {
   /** Express's `trust proxy` setting, e.g. 1 behind one reverse proxy. Default: leave as is. */

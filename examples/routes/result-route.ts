@@ -8,7 +8,7 @@
  *   app.use('/checkout', kit.router);
  */
 import { Router, type Request } from 'express';
-import { cspMiddleware, isFinal, type CheckoutKit, type Order } from '../../server/index.js';
+import { cspMiddleware, isFinal, type CheckoutKit, type Order } from 'acquiring-checkout-kit';
 
 const escape = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import express from 'express';
-import { createCheckoutKit, createSqliteStore, type CheckoutKit, type CheckoutKitOptions } from '../../server/index.js';
+import { createCheckoutKit, createSqliteStore, type CheckoutKit, type CheckoutKitOptions } from 'acquiring-checkout-kit';
 import { checkoutRoute, type Cart } from './checkout-route.js';
 import { mountCheckout } from './notify.js';
 import { resultRoute } from './result-route.js';
