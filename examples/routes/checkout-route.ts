@@ -1,4 +1,6 @@
 /**
+ * Needs: `npm install acquiring-checkout-kit express zod` in an ESM app (`"type": "module"`).
+ *
  * Copy this: the shop's checkout route. It prices the cart on the server, creates the payment
  * with the kit and sends the shopper to the kit's pay page with a 303. The browser only ever
  * sends an e-mail address here: amount, currency and items come from the shop's own data.

@@ -1,4 +1,6 @@
 /**
+ * Needs: `npm install acquiring-checkout-kit express` in an ESM app (`"type": "module"`).
+ *
  * Copy this: mounting the kit so the gateway's notifications reach it. The kit's router answers
  * `POST {publicUrl}/notify` itself: it reads the raw body, verifies `encryption_data` in
  * constant time, drops duplicates, confirms with the gateway and answers 2xx only once the fact

@@ -1,6 +1,8 @@
 /**
+ * Needs: `npm install acquiring-checkout-kit express` in an ESM app (`"type": "module"`).
+ *
  * The route files of this folder mounted together in one small shop, runnable against the
- * sandbox (`npm run sandbox` first):
+ * sandbox (`npx acquiring-checkout-kit sandbox` first):
  *
  *   npx tsx examples/routes/server.ts      # http://localhost:3002
  *

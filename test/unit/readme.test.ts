@@ -9,15 +9,13 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { markedBlock, tsBlocks } from '../helpers/markdown.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 /** `// kit.ts` as a block's first line names its file, so later blocks can import it. */
 const FILE_NAME_RE = /^\/\/ ([\w-]+(?:\/[\w-]+)*\.ts)\b/;
 
-export function tsBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
-}
 
 describe('README.md', () => {
   const dirs: string[] = [];
@@ -36,7 +34,7 @@ describe('README.md', () => {
 
   it('stays the front door: about 150 lines, the quick start between its markers', () => {
     expect(README.split('\n').length).toBeLessThanOrEqual(180);
-    const quickStart = /<!-- quickstart:start -->([\s\S]*?)<!-- quickstart:end -->/.exec(README)?.[1] ?? '';
+    const quickStart = markedBlock(README, 'quickstart');
     expect(tsBlocks(quickStart).map((code) => FILE_NAME_RE.exec(code)?.[1])).toEqual(['kit.ts', 'server.ts']);
     // Each table lives once, in the docs.
     expect(README).not.toContain('| `gateway.baseUrl`');
