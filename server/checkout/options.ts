@@ -231,8 +231,8 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
   const o = input as CheckoutKitOptions;
   const production = env.NODE_ENV === 'production';
   if (production) checkPublicUrlForProduction(o.publicUrl);
-  checkStoreForProduction(o.store !== undefined, env);
   if (production && new URL(o.gateway.baseUrl).protocol !== 'https:') fail('gateway.baseUrl', 'must be an https URL in production');
+  checkStoreForProduction(o.store !== undefined, env);
 
   const methods = [...(o.methods ?? OPTION_DEFAULTS.methods)];
   const defaultMethod = o.defaultMethod ?? (methods.includes('hosted') ? 'hosted' : methods[0] ?? 'hosted');
