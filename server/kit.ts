@@ -61,9 +61,11 @@ function earlyLogger(input: CheckoutKitOptions): Logger {
 }
 
 export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
-  const withSecret = typeof input === 'object' && input !== null
+  // JavaScript callers may pass anything: resolveKitOptions says what is wrong with a non-object.
+  const given: unknown = input;
+  const withSecret = typeof given === 'object' && given !== null
     ? { ...input, tokenSecret: tokenSecretOrDevelopment(input.tokenSecret, process.env, earlyLogger(input)) }
-    : input;
+    : given;
   const options = resolveKitOptions(withSecret);
   const { logger } = options;
   const ownStore = options.store === undefined;
