@@ -1,11 +1,9 @@
 /**
  * Renders docs/performance.md from bench/results.json (written by `npm run bench`), so no
- * figure in the docs is typed by hand. When README.md carries the markers
- * `<!-- bench:start -->` and `<!-- bench:end -->`, the table between them is rewritten too.
+ * figure in the docs is typed by hand. The README links to that page rather than copying its table.
  * Usage: tsx scripts/render-bench.ts [results.json] [out.md]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { replaceReadmeBlock } from './readme-block.js';
 import type { LoadResult } from '../bench/protocol.js';
 import { format, markdownTable, rows, type BenchResults } from '../bench/targets.js';
 
@@ -232,4 +230,3 @@ const lines: string[] = [
 ];
 writeFileSync(output, lines.join('\n'));
 
-replaceReadmeBlock('bench', `${markdownTable(results)}\n\nDetails: [docs/performance.md](docs/performance.md).`);

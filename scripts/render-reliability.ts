@@ -1,10 +1,9 @@
 /**
- * Renders docs/reliability.md from test-results/reliability.json (written by
+ * Renders docs/reliability.md (its scenario table included; the README links to it) from test-results/reliability.json (written by
  * `npm run reliability`), so the figures in the doc are never typed by hand.
  * Usage: tsx scripts/render-reliability.ts [results.json] [out.md]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { replaceReadmeBlock } from './readme-block.js';
 import type { ScenarioResult } from '../test/reliability/support/result.js';
 
 interface Results {
@@ -74,8 +73,3 @@ for (const s of results.scenarios) {
 }
 writeFileSync(output, `${lines.join('\n').trimEnd()}\n`);
 process.stdout.write(`wrote ${output}\n`);
-replaceReadmeBlock('reliability', [
-  `Last full run: ${results.generatedAt.slice(0, 10)}, ${results.size} size, ${String(results.machine.cpus)} CPU cores.`,
-  '',
-  ...summary((s) => `docs/reliability.md#${s.id}`),
-].join('\n'));

@@ -6,6 +6,10 @@
 export type ErrorCode =
   // configuration: caught at start-up, each names the option and the fix
   | 'ERR_CONFIG'
+  | 'ERR_CONFIG_PUBLIC_URL'
+  | 'ERR_CONFIG_STORE'
+  | 'ERR_CONFIG_TOKEN_SECRET'
+  | 'ERR_CONFIG_NOTIFY_URL'
   // transport: the request may or may not have reached the gateway
   | 'ERR_TRANSPORT_CONNECTION'
   | 'ERR_TRANSPORT_TIMEOUT'
@@ -38,12 +42,17 @@ export interface KitErrorOptions {
   details?: Record<string, unknown>;
 }
 
+/** Where a code's row in the error table is: every message ends with it. */
+export function errorDocsLink(code: ErrorCode): string {
+  return `docs/errors.md#${code.toLowerCase()}`;
+}
+
 export class KitError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown>;
 
   constructor(code: ErrorCode, message: string, options: KitErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(`${message} [${code}: ${errorDocsLink(code)}]`, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.details = options.details ?? {};
@@ -54,12 +63,17 @@ export class KitError extends Error {
   }
 }
 
-/** A configuration problem found at start-up. `option` names the setting, `fix` says what to do. */
+export type ConfigErrorCode = Extract<ErrorCode, `ERR_CONFIG${string}`>;
+
+/**
+ * A configuration problem found at start-up. `option` names the setting, `fix` says what to do;
+ * `code` is ERR_CONFIG, or a narrower ERR_CONFIG_* for the mistakes docs/errors.md lists apart.
+ */
 export class ConfigError extends KitError {
   readonly option: string;
   readonly fix: string;
-  constructor(option: string, problem: string, fix: string) {
-    super('ERR_CONFIG', `Invalid option "${option}": ${problem}. Fix: ${fix}`, { details: { option, fix } });
+  constructor(option: string, problem: string, fix: string, code: ConfigErrorCode = 'ERR_CONFIG') {
+    super(code, `Invalid option "${option}": ${problem}. Fix: ${fix}`, { details: { option, fix } });
     this.option = option;
     this.fix = fix;
   }

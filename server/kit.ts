@@ -8,6 +8,8 @@ import type { Router } from 'express';
 import { createKitUrls, type KitContext } from './checkout/context.js';
 import { createGatewayPort } from './checkout/gateway-port.js';
 import { resolveKitOptions } from './checkout/options.js';
+import { defaultLogger, tokenSecretOrDevelopment } from './checkout/start-checks.js';
+import { redactingLogger, type Logger } from './logging.js';
 import type { CheckoutKitOptions, ResolvedKitOptions } from './checkout/options-types.js';
 import { createPayment, type CreatePaymentInput, type CreatePaymentResult } from './checkout/payments.js';
 import { createCheckoutRouter } from './checkout/router.js';
@@ -52,8 +54,19 @@ function defaultOrderStore(options: ResolvedKitOptions): OrderStore {
   return createSqliteStore({ path: DEFAULT_SQLITE_PATH, logger: options.logger });
 }
 
+/** The shop's logger if it looks like one (resolveKitOptions judges it properly), else the default. */
+function earlyLogger(input: CheckoutKitOptions): Logger {
+  const given = (input as { logger?: unknown }).logger;
+  return typeof given === 'object' && given !== null && typeof (given as Logger).warn === 'function' ? redactingLogger(given as Logger) : defaultLogger();
+}
+
 export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
-  const options = resolveKitOptions(input);
+  // JavaScript callers may pass anything: resolveKitOptions says what is wrong with a non-object.
+  const given: unknown = input;
+  const withSecret = typeof given === 'object' && given !== null
+    ? { ...input, tokenSecret: tokenSecretOrDevelopment(input.tokenSecret, process.env, earlyLogger(input)) }
+    : given;
+  const options = resolveKitOptions(withSecret);
   const { logger } = options;
   const ownStore = options.store === undefined;
   const store = options.store ?? defaultOrderStore(options);

@@ -2,7 +2,7 @@
  * The smallest complete integration: create the payment on the server, mount the kit's router,
  * react to `onPaid`. Against the local sandbox:
  *
- *   npm run sandbox                        # terminal 1: the gateway on http://127.0.0.1:4000
+ *   npx acquiring-checkout-kit sandbox     # terminal 1: the gateway on http://127.0.0.1:4000
  *   npx tsx examples/minimal/server.ts     # terminal 2: this shop on http://localhost:3001
  *
  * then open http://localhost:3001 and pay with 4242 4242 4242 4242, any CVV, a future expiry.

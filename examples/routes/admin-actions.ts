@@ -1,4 +1,6 @@
 /**
+ * Needs: `npm install acquiring-checkout-kit` in an ESM app (`"type": "module"`).
+ *
  * Copy this: staff actions from code instead of the admin UI — capture an authorised payment,
  * refund all or part of a payment, and ask the gateway what it knows about an order. Each one
  * sends one request, records who did it on the order, moves the order through the reconcile
@@ -21,7 +23,7 @@ import {
   type CheckoutKit,
   type Order,
   type QueryOrder,
-} from '../../server/index.js';
+} from 'acquiring-checkout-kit';
 
 type ActionKit = Pick<CheckoutKit, 'client' | 'engine' | 'store'>;
 

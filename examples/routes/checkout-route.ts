@@ -1,4 +1,6 @@
 /**
+ * Needs: `npm install acquiring-checkout-kit express zod` in an ESM app (`"type": "module"`).
+ *
  * Copy this: the shop's checkout route. It prices the cart on the server, creates the payment
  * with the kit and sends the shopper to the kit's pay page with a 303. The browser only ever
  * sends an e-mail address here: amount, currency and items come from the shop's own data.
@@ -7,7 +9,7 @@
  */
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
-import type { CheckoutKit } from '../../server/index.js';
+import type { CheckoutKit } from 'acquiring-checkout-kit';
 
 export interface CartLine {
   sku: string;

@@ -1,4 +1,6 @@
 /**
+ * Needs: `npm install acquiring-checkout-kit express` in an ESM app (`"type": "module"`).
+ *
  * Copy this: mounting the kit so the gateway's notifications reach it. The kit's router answers
  * `POST {publicUrl}/notify` itself: it reads the raw body, verifies `encryption_data` in
  * constant time, drops duplicates, confirms with the gateway and answers 2xx only once the fact
@@ -11,7 +13,7 @@
  * The notify URL is sent with every payment; nothing has to be registered with the gateway.
  */
 import type { Express } from 'express';
-import type { CheckoutKit } from '../../server/index.js';
+import type { CheckoutKit } from 'acquiring-checkout-kit';
 
 export interface MountOptions {
   /** Express's `trust proxy` setting, e.g. 1 behind one reverse proxy. Default: leave as is. */

@@ -1,4 +1,6 @@
 /**
+ * Needs: `npm install acquiring-checkout-kit express` in an ESM app (`"type": "module"`).
+ *
  * Copy this: the shop's own result page, answered instead of the kit's. The kit sends the
  * shopper to `{publicUrl}/result/:token` after paying (and after 3-D Secure, the APM issuer or
  * the hosted page); the signed token names the order, so no session is needed. Mount it before
@@ -8,7 +10,7 @@
  *   app.use('/checkout', kit.router);
  */
 import { Router, type Request } from 'express';
-import { cspMiddleware, isFinal, type CheckoutKit, type Order } from '../../server/index.js';
+import { cspMiddleware, isFinal, type CheckoutKit, type Order } from 'acquiring-checkout-kit';
 
 const escape = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);

@@ -1,6 +1,8 @@
 /**
+ * Needs: `npm install acquiring-checkout-kit express` in an ESM app (`"type": "module"`).
+ *
  * The route files of this folder mounted together in one small shop, runnable against the
- * sandbox (`npm run sandbox` first):
+ * sandbox (`npx acquiring-checkout-kit sandbox` first):
  *
  *   npx tsx examples/routes/server.ts      # http://localhost:3002
  *
@@ -9,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import express from 'express';
-import { createCheckoutKit, createSqliteStore, type CheckoutKit, type CheckoutKitOptions } from '../../server/index.js';
+import { createCheckoutKit, createSqliteStore, type CheckoutKit, type CheckoutKitOptions } from 'acquiring-checkout-kit';
 import { checkoutRoute, type Cart } from './checkout-route.js';
 import { mountCheckout } from './notify.js';
 import { resultRoute } from './result-route.js';

@@ -85,9 +85,13 @@ export interface CheckoutKitOptions {
   gateway: KitGatewayOptions;
   /** Absolute URL where the router is mounted; return/cancel/notify/pay/result URLs are built from it. */
   publicUrl: string;
-  /** Secret (≥ 32 characters) for URL tokens, or several for rotation (the first signs). */
-  tokenSecret: string | string[];
-  /** Default: the memory store (loses orders on restart). */
+  /**
+   * Secret (≥ 32 characters) for URL tokens, or several for rotation (the first signs). Unset
+   * (or empty) outside production: a development secret is generated and kept in
+   * data/checkout-token-secret, with a warning; refused when NODE_ENV=production.
+   */
+  tokenSecret?: string | string[] | undefined;
+  /** Default: SQLite in data/checkout.sqlite; required when NODE_ENV=production. */
   store?: OrderStore;
   hooks?: CheckoutHooks;
   /** The merchant site sent as `website`. Default: the host of `publicUrl`. */

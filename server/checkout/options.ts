@@ -6,9 +6,10 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { SIGNED_OPERATIONS } from '../gateway/signing.js';
-import { redactingLogger, silentLogger } from '../logging.js';
+import { redactingLogger } from '../logging.js';
 import { OUTBOX_DEFAULTS } from '../orders/outbox-dispatcher.js';
 import type { CheckoutKitOptions, ResolvedKitOptions } from './options-types.js';
+import { checkPublicUrlForProduction, checkStoreForProduction, defaultLogger } from './start-checks.js';
 
 export const TOKEN_SECRET_MIN_LENGTH = 32;
 export const METHOD_KINDS = ['hosted', 'card', 'apm'] as const;
@@ -207,7 +208,7 @@ function toConfigError(issue: z.core.$ZodIssue): ConfigError {
   const fixKey = FIXES[path] !== undefined ? path : path.split('.').slice(0, 2).join('.');
   const fix = FIXES[fixKey] ?? FIXES[top] ?? 'see docs/checkout.md for the options';
   const problem = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
-  return new ConfigError(path === '' ? '(options)' : path, problem, fix);
+  return new ConfigError(path === '' ? '(options)' : path, problem, fix, path === 'publicUrl' ? 'ERR_CONFIG_PUBLIC_URL' : 'ERR_CONFIG');
 }
 
 function fail(option: string, problem: string): never {
@@ -231,8 +232,9 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
   // zod checked every shape; the function-typed options are typed by CheckoutKitOptions.
   const o = input as CheckoutKitOptions;
   const production = env.NODE_ENV === 'production';
-  if (production && new URL(o.publicUrl).protocol !== 'https:') fail('publicUrl', 'must be an https URL in production');
+  if (production) checkPublicUrlForProduction(o.publicUrl);
   if (production && new URL(o.gateway.baseUrl).protocol !== 'https:') fail('gateway.baseUrl', 'must be an https URL in production');
+  checkStoreForProduction(o.store !== undefined, env);
 
   const methods = [...(o.methods ?? OPTION_DEFAULTS.methods)];
   const defaultMethod = o.defaultMethod ?? (methods.includes('hosted') ? 'hosted' : methods[0] ?? 'hosted');
@@ -246,7 +248,7 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
   const outbox = { ...merged, waitMs: o.outbox?.waitMs ?? Math.min(OPTION_DEFAULTS.outbox.waitMs, merged.leaseMs) };
   if (outbox.maxBackoffMs < outbox.backoffMs) fail('outbox.maxBackoffMs', 'must be at least outbox.backoffMs');
 
-  const tokenSecrets = typeof o.tokenSecret === 'string' ? [o.tokenSecret] : [...o.tokenSecret];
+  const tokenSecrets = typeof o.tokenSecret === 'string' ? [o.tokenSecret] : [...(o.tokenSecret ?? [])];
   if (tokenSecrets.includes(o.gateway.signKey)) fail('tokenSecret', 'must not be the gateway sign key');
 
   return {
@@ -278,7 +280,7 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
     },
     sweeper,
     outbox,
-    logger: o.logger === undefined ? silentLogger : redactingLogger(o.logger),
+    logger: o.logger === undefined ? defaultLogger() : redactingLogger(o.logger),
     client: o.client,
     adminStore: o.adminStore,
     fetch: o.fetch,

@@ -8,6 +8,7 @@ import type { Order } from '../orders/types.js';
 import type { KitContext } from './context.js';
 import type { DeviceData } from './device.js';
 import { applyPayFact, classifyPayError } from './pay-outcome.js';
+import { logRefusal } from './refusal-log.js';
 import type { PayOrderData } from './pay-request.js';
 import type { PayPages } from './render-pages.js';
 import { seeOtherNoStore } from './no-store.js';
@@ -86,6 +87,7 @@ export async function handlePayError(flow: PayFlow, error: unknown): Promise<voi
   const failure = classifyPayError(error);
   const code = error instanceof Error && 'code' in error ? String(error.code) : 'unknown';
   if (failure.kind === 'refused') {
+    logRefusal(ctx.options, code, { orderNo: order.orderNo, gatewayCode: failure.code, gatewayMessage: failure.text });
     ctx.logger.warn({ orderId: order.id, orderNo: order.orderNo, code, gatewayCode: failure.code }, 'Payment refused by the gateway');
     const details = { resultCode: failure.code, resultText: failure.text };
     await applyPayFact(ctx, order, { outcome: 'failed', data: details, orderData: details });

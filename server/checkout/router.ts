@@ -6,6 +6,7 @@
 import { Router, type ErrorRequestHandler } from 'express';
 import { isKitError } from '../errors.js';
 import type { KitContext } from './context.js';
+import { mountCheck } from './mount-check.js';
 import { createNotifyRoutes } from './notify.js';
 import { createPayRoutes } from './pay.js';
 import { createMessagePage, createResultRoutes } from './result.js';
@@ -39,6 +40,7 @@ const MESSAGES: Record<number, [string, string]> = {
 export function createCheckoutRouter(ctx: KitContext): Router {
   // One flat router (no nested routers to walk through), the busiest route first.
   const router = Router();
+  router.use(mountCheck(ctx.options.publicUrl, ctx.logger));
   router.use(noSniff);
   createNotifyRoutes(ctx, router);
   createPayRoutes(ctx, router); // pay pages and /assets

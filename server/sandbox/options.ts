@@ -1,6 +1,6 @@
 /**
  * createSandbox options, validated once with zod. Anything wrong is a ConfigError naming the
- * option and the fix. Defaults come from the environment so `npm run sandbox` needs no code.
+ * option and the fix. Defaults come from the environment so `npx acquiring-checkout-kit sandbox` needs no code.
  */
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';

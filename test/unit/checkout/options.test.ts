@@ -114,7 +114,8 @@ describe('createCheckoutKit options', () => {
   ];
   it.each(cases)('%s = %j → ConfigError naming %s with a fix', (path, value, option, fix) => {
     const err = configError(withOption(path, value));
-    expect(err.code).toBe('ERR_CONFIG');
+    // A publicUrl that is not an absolute URL has its own code in the error table.
+    expect(err.code).toBe(path === 'publicUrl' ? 'ERR_CONFIG_PUBLIC_URL' : 'ERR_CONFIG');
     expect(err.option).toBe(option);
     expect(err.message).toMatch(fix);
     expect(err.fix.length).toBeGreaterThan(10);
@@ -142,7 +143,9 @@ describe('createCheckoutKit options', () => {
     expect(configError({ ...valid(), publicUrl: 'http://shop.example/checkout' }, prod).option).toBe('publicUrl');
     expect(configError(withOption('gateway.baseUrl', 'http://gateway.example/'), prod).option).toBe('gateway.baseUrl');
     expect(resolveKitOptions({ ...valid(), publicUrl: 'http://localhost:3000/checkout' }, {}).publicUrl).toBe('http://localhost:3000/checkout');
-    expect(resolveKitOptions(valid(), prod).production).toBe(true);
+    // Production also wants a store of its own (ERR_CONFIG_STORE, test/unit/checkout/start-checks.test.ts).
+    const store = Object.fromEntries(['create', 'get', 'getByOrderNo', 'transition', 'appendEvent', 'acquireLease', 'claimOutbox', 'completeOutbox', 'failOutbox'].map((name) => [name, () => undefined]));
+    expect(resolveKitOptions({ ...valid(), store }, prod).production).toBe(true);
   });
 
   it('rejects unknown options at every level and suggests the likely spelling', () => {
