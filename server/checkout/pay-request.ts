@@ -180,12 +180,14 @@ export function apmRequest(ctx: KitContext, order: Order, data: PayOrderData, de
   }) as ApmPaymentInput;
 }
 
-export function checkoutRequest(ctx: KitContext, order: Order, data: PayOrderData, device: DeviceData): CheckoutInput {
+export function checkoutRequest(ctx: KitContext, order: Order, data: PayOrderData, device: DeviceData, defaultLang?: string): CheckoutInput {
   return compact(commonFields(ctx, order, data, device), data.amounts, extendedDeviceFields(device), holderName(data), {
     open3d: ctx.options.threeDS,
     subscription: subscriptionInput(data.subscription, order.currency),
     checkout_time: Math.floor(Date.now() / 1000),
     return_url: ctx.urls.return(order.id),
     cancel_url: ctx.urls.cancel(order.id),
+    // The hosted page speaks the language of the kit's own pages for this order.
+    default_lang: defaultLang,
   }) as CheckoutInput;
 }
