@@ -56,9 +56,10 @@ export function payOrderData(order: Order): PayOrderData {
   return parsed.data;
 }
 
-/** Methods this order may use, the kit's default first. */
+/** Methods this order may use: in the order's own order when it lists them, else the kit's default first. */
 export function allowedMethods(ctx: KitContext, data: Pick<PayOrderData, 'methods'>): PaymentMethodKind[] {
-  const enabled = ctx.options.methods.filter((m) => data.methods?.includes(m) ?? true);
+  if (data.methods !== undefined) return [...new Set(data.methods)].filter((m) => ctx.options.methods.includes(m));
+  const enabled = ctx.options.methods;
   const first = enabled.includes(ctx.options.defaultMethod) ? [ctx.options.defaultMethod] : [];
   return [...first, ...enabled.filter((m) => m !== ctx.options.defaultMethod)];
 }
