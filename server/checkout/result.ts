@@ -95,7 +95,7 @@ export function resultLocals(order: Order, reason?: string, options: ResultPageO
     reason,
     orderNo: order.orderNo,
     amount: formatMoney(order.amount, order.currency, lang),
-    card: order.maskedCard === null ? undefined : formatCard(order.maskedCard, lang),
+    card: order.maskedCard === null ? undefined : formatCard(order.maskedCard),
     date: formatDate(order.createdAt, lang),
     // A payment still being confirmed is no dead end: say what happens next.
     next: confirming ? translator?.t('result.next') : undefined,

@@ -44,16 +44,10 @@ export function cardBrand(maskedCard: string): string | undefined {
 }
 
 /**
- * "Visa 424242******4242": the brand's name is the same in every language, the joining is the
- * locale's (Intl.ListFormat); the masked number stays whole so staff and shopper read the same.
+ * "Visa 424242******4242": the brand (the same word in every language) before the masked number,
+ * which stays whole so the shopper and staff read the same digits.
  */
-export function formatCard(maskedCard: string, locale = 'en'): string {
+export function formatCard(maskedCard: string): string {
   const brand = cardBrand(maskedCard);
-  const masked = maskedCard;
-  if (brand === undefined) return maskedCard;
-  try {
-    return new Intl.ListFormat(locale, { style: 'narrow', type: 'unit' }).format([brand, masked]);
-  } catch {
-    return `${brand} ${masked}`;
-  }
+  return brand === undefined ? maskedCard : `${brand} ${maskedCard}`;
 }
