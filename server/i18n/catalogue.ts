@@ -25,14 +25,14 @@ export type Vars = Record<string, string | number>;
 export interface Translator {
   /** The language shown, e.g. `nl` (also the page's `lang` attribute). */
   locale: string;
-  t(key: string, vars?: Vars): string;
+  t: (key: string, vars?: Vars) => string;
   /**
    * The translation of an English sentence the kit's code passes to a page (headings, messages,
    * field errors), found by its English text under `messages`; unknown text stays as it is.
    */
-  text(english: string): string;
+  text: (english: string) => string;
   /** A field error: the exact sentence translated, else the field's generic message. */
-  fieldError(field: string, english: string): string;
+  fieldError: (field: string, english: string) => string;
 }
 
 export interface CatalogueOptions {
@@ -48,8 +48,8 @@ export interface Catalogue {
   locales: readonly string[];
   defaultLocale: string;
   /** The first of `preferred` the catalogue has (an order's locale), else from Accept-Language, else the default. */
-  pick(preferred: (string | undefined)[], acceptLanguage?: string): string;
-  translator(locale: string): Translator;
+  pick: (preferred: (string | undefined)[], acceptLanguage?: string) => string;
+  translator: (locale: string) => Translator;
 }
 
 function readLocale(locale: BuiltInLocale): TranslationTree {

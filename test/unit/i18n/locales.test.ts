@@ -18,7 +18,7 @@ function order(state: Order['state'], extra: Partial<Order> = {}): Order {
     createdAt: new Date('2026-01-02T10:30:00Z'), updatedAt: new Date('2026-01-02T10:30:00Z'),
     data: { items: [{ name: 'Tea', sku: 'T', unitPrice: 1325, quantity: 2 }], shopper: { id: 's', email: 'a@b.c' }, submittedAt: 1 },
     ...extra,
-  } as Order;
+  };
 }
 
 const missing: string[] = [];
