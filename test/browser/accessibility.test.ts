@@ -98,7 +98,8 @@ describe.skipIf(!HAS_CHROMIUM)('accessibility (axe, WCAG 2.2 AA) and keyboard jo
     await page.locator('#card').waitFor();
     await audit();
     expect(seen).toEqual([]);
-    expect(shopper.problems).toEqual([]);
+    // The one problem is the browser reporting the refused form's 400 status.
+    expect(shopper.problems.filter((p) => !p.text.includes('status of 400'))).toEqual([]);
     await shopper.close();
   });
 
