@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createCatalogue, type Catalogue } from '../i18n/index.js';
+import { createCatalogue, type Catalogue } from '../i18n/catalogue.js';
 import { packageFile } from '../package-files.js';
 import { compilePugViews, type View } from '../pug-views.js';
 import type { Reply } from './http.js';
