@@ -14,6 +14,8 @@ import { HAS_CHROMIUM, newShopper, useJourneyEnv, type StoreUnderTest } from './
 import { addToCart, APPROVE_CARD, buyWithCard, CHALLENGE_CARD, checkout, EXPIRY, fillCard, signInAsStaff, waitForHeading, waitForState } from './shopper.js';
 
 const PHONE = { width: 390, height: 844 };
+/** axe over a dozen pages takes tens of seconds on a busy machine; never a timing assertion. */
+const AXE_TIMEOUT_MS = 180_000;
 
 describe.skipIf(!HAS_CHROMIUM)('accessibility (axe, WCAG 2.2 AA) and keyboard journeys (Chromium)', () => {
   const env = useJourneyEnv({ store: {} });
@@ -101,7 +103,7 @@ describe.skipIf(!HAS_CHROMIUM)('accessibility (axe, WCAG 2.2 AA) and keyboard jo
     // The one problem is the browser reporting the refused form's 400 status.
     expect(shopper.problems.filter((p) => !p.text.includes('status of 400'))).toEqual([]);
     await shopper.close();
-  });
+  }, AXE_TIMEOUT_MS);
 
   it.each(['desktop', 'phone'] as const)('the kit\'s own pay, error and result pages in English and Dutch (%s)', async (width) => {
     const seen: string[] = [];
@@ -126,7 +128,7 @@ describe.skipIf(!HAS_CHROMIUM)('accessibility (axe, WCAG 2.2 AA) and keyboard jo
       seen.push(...(await check(width, (page) => page.goto(kitOnly.kit.context.urls.result(order.id)).then(() => undefined))));
     }
     expect(seen).toEqual([]);
-  });
+  }, AXE_TIMEOUT_MS);
 
   it.each(['desktop', 'phone'] as const)('the admin: sign-in, orders, order, refunds, payouts, notifications (%s)', async (width) => {
     const buyer = await newShopper(browser);
@@ -151,7 +153,7 @@ describe.skipIf(!HAS_CHROMIUM)('accessibility (axe, WCAG 2.2 AA) and keyboard jo
     seen.push(...(await axeViolations(page)));
     expect(seen).toEqual([]);
     await staff.close();
-  });
+  }, AXE_TIMEOUT_MS);
 
   it('pays with a card using only the keyboard', async () => {
     const shopper = await newShopper(browser);
@@ -174,7 +176,7 @@ describe.skipIf(!HAS_CHROMIUM)('accessibility (axe, WCAG 2.2 AA) and keyboard jo
     await waitForState(store, orderId, ['paid']);
     expect(shopper.problems).toEqual([]);
     await shopper.close();
-  });
+  }, AXE_TIMEOUT_MS);
 
   it.each(['desktop', 'phone'] as const)('refunds in the admin using only the keyboard (%s)', async (width) => {
     const buyer = await newShopper(browser);
@@ -209,5 +211,5 @@ describe.skipIf(!HAS_CHROMIUM)('accessibility (axe, WCAG 2.2 AA) and keyboard jo
     expect(await page.locator('details.event-raw[open]').count()).toBe(0);
     expect(staff.problems).toEqual([]);
     await staff.close();
-  });
+  }, AXE_TIMEOUT_MS);
 });
