@@ -3,7 +3,8 @@
  * (zero violations), at desktop width and at 390 px: the shop, the pay page with each method,
  * a pay error in the shop's layout, the 3-D Secure, APM and hosted pages, the kit's own pay,
  * error and result pages (in English and Dutch), and the admin's sign-in, orders, order,
- * refunds, payouts and notifications pages. Then the keyboard-only journeys: pay with a card,
+ * refunds, payouts and notifications pages (at 390 px the orders list keeps number, amount, state
+ * and card on screen, the number on one line). Then the keyboard-only journeys: pay with a card,
  * and refund in the admin, without a mouse.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -145,6 +146,25 @@ describe.skipIf(!HAS_CHROMIUM)('accessibility (axe, WCAG 2.2 AA) and keyboard jo
       await page.goto(`${store.url}/admin${path}`);
       seen.push(...(await axeViolations(page)));
     }
+    // The orders list keeps number (on one line), amount, state and card inside the screen.
+    await page.goto(`${store.url}/admin/`);
+    const row = page.locator('table.orders tbody tr').first();
+    const screenWidth = page.viewportSize()?.width ?? 0;
+    for (const cell of ['.col-order', '.col-amount', '.col-state', '.col-card']) {
+      const box = await row.locator(cell).boundingBox();
+      expect(box, cell).not.toBeNull();
+      expect((box?.x ?? 0) + (box?.width ?? 0), cell).toBeLessThanOrEqual(screenWidth);
+    }
+    const number = await row.locator('a.order-no').boundingBox();
+    const lineHeight = await row.locator('a.order-no').evaluate((el) => parseFloat(getComputedStyle(el).lineHeight) || 24);
+    expect(number?.height ?? 0).toBeLessThan(lineHeight * 1.5);
+    // The order page's actions are reachable.
+    await page.goto(`${store.url}/admin/orders/${orderId}`);
+    const refund = page.getByRole('button', { name: 'Refund' });
+    await refund.scrollIntoViewIfNeeded();
+    expect(await refund.isVisible()).toBe(true);
+    const refundBox = await refund.boundingBox();
+    expect((refundBox?.x ?? 0) + (refundBox?.width ?? 0)).toBeLessThanOrEqual(screenWidth);
     // A refused refund stays on the order page.
     await page.goto(`${store.url}/admin/orders/${orderId}`);
     await page.fill('#refund_amount', '999.00');
