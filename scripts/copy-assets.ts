@@ -1,5 +1,5 @@
 /**
- * Copies the runtime files tsc does not emit (the order stores' SQL schema files) from `server/`
+ * Copies the runtime files tsc does not emit (the stores' SQL schema files, the pages' translations) from `server/`
  * into `dist/server/`, keeping their relative paths, so compiled modules find them next to
  * themselves. Run by `npm run build` after tsc.
  */
@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export const ASSET_EXTENSIONS = ['.sql'] as const;
+export const ASSET_EXTENSIONS = ['.sql', '.json'] as const;
 
 /** Copies every asset under `fromDir` to the same relative place under `toDir`; returns the copied paths (relative). */
 export function copyAssets(fromDir: string, toDir: string, extensions: readonly string[] = ASSET_EXTENSIONS): string[] {

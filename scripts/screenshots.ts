@@ -1,7 +1,8 @@
 /**
  * `npm run screenshots`: regenerates the README's screenshots in docs/images/ from a real run of
  * the demo store (temp data directory, sandbox on a free port) in the system Chromium, at a
- * fixed viewport: the pay page, the 3-D Secure challenge and the admin's order page.
+ * fixed viewport: the pay page, the 3-D Secure challenge, the admin's order page, the admin's
+ * orders list at phone width (390 px) and a pay page in Dutch.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -73,6 +74,28 @@ try {
   await page.getByRole('button', { name: 'Refund' }).click();
   await page.locator('p.flash').waitFor();
   await shot('admin-order');
+
+  // The orders list on a phone: stacked rows keep number, amount, state and card.
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, locale: 'en-GB', storageState: await context.storageState() });
+  const phonePage = await phone.newPage();
+  await phonePage.goto(`${url}/admin/`);
+  await phonePage.screenshot({ path: join(OUT_DIR, 'admin-phone.png') });
+  process.stdout.write(`wrote ${join(OUT_DIR, 'admin-phone.png')}\n`);
+
+  // A shopper whose browser asks for Dutch: the kit's form speaks Dutch inside the shop's page.
+  const dutch = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, locale: 'nl-NL' });
+  const dutchPage = await dutch.newPage();
+  const { payUrl } = await running.store.kit.createPayment({
+    orderNo: `KL-NL-${String(Date.now())}`, amount: 4450, currency: 'EUR', locale: 'nl',
+    items: [{ name: 'Cast-iron teapot', sku: 'POT-IRON', unitPrice: 4450, quantity: 1 }],
+    shopper: { id: 'screenshot', email: 'anne@example.nl', firstName: 'Anne', lastName: 'de Vries' },
+    billing: { country: 'NL', city: 'Utrecht', address: 'Oudegracht 1', postalCode: '3511 AA' },
+    methods: ['card', 'apm', 'hosted'],
+  });
+  await dutchPage.goto(payUrl);
+  await dutchPage.locator('#card').waitFor();
+  await dutchPage.screenshot({ path: join(OUT_DIR, 'pay-nl.png') });
+  process.stdout.write(`wrote ${join(OUT_DIR, 'pay-nl.png')}\n`);
 } finally {
   await browser.close();
   await running.close();

@@ -26,6 +26,7 @@ import {
 import { createSignedCookies } from './cookies.js';
 import { ADMIN_PATH } from './routes/context.js';
 import { deriveSecret, loadOrCreateSecret } from './secret.js';
+import { renderPayPage } from './routes/checkout.js';
 import { createShopApp } from './shop-app.js';
 import { createRenderer } from './views.js';
 
@@ -115,11 +116,17 @@ function assemble(options: DemoStoreOptions, parts: Parts): DemoStore {
   const publicUrl = options.publicUrl.replace(/\/+$/, '');
   // One admin store for the kit (payout notifications, unmatched notifications) and the admin.
   const adminStore = createSqliteAdminStore({ path: join(dataDir, 'admin.sqlite') });
+  const render = createRenderer();
   const kit = createCheckoutKit({
     gateway: { baseUrl: gateway.baseUrl, ...account },
     publicUrl: `${publicUrl}/checkout`,
     tokenSecret: deriveSecret(secret, 'url-tokens'),
     website: new URL(publicUrl).host,
+    shopUrl: `${publicUrl}/`,
+    // The kit draws its pay page (and a form sent back with errors) in the shop's layout.
+    payPage: (_req, res, page) => {
+      renderPayPage(render, `${publicUrl}/checkout`, res, page);
+    },
     store: createSqliteStore({ path: join(dataDir, 'checkout.sqlite'), logger }),
     logger,
     adminStore,
@@ -155,7 +162,7 @@ function assemble(options: DemoStoreOptions, parts: Parts): DemoStore {
     mountPath: ADMIN_PATH,
     logger,
   });
-  const app = createShopApp({ kit, cookies, render: createRenderer(), logger, gatewayUrl: gateway.baseUrl }, admin);
+  const app = createShopApp({ kit, cookies, render, logger, gatewayUrl: gateway.baseUrl }, admin);
 
   let closed: Promise<void> | null = null;
   return {

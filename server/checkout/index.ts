@@ -1,5 +1,5 @@
 export { createCheckoutKit, type CheckoutKit, type Sweeper } from '../kit.js';
-export type { CheckoutHooks, CheckoutKitOptions, PayoutChange, KitGatewayOptions, KitRateLimitOptions, ResolvedKitOptions, KitSweeperOptions, KitOutboxOptions, ThreeDSMode } from './options-types.js';
+export type { CheckoutHooks, CheckoutKitOptions, PayPageRender, PayoutChange, KitGatewayOptions, KitRateLimitOptions, ResolvedKitOptions, KitSweeperOptions, KitOutboxOptions, ThreeDSMode } from './options-types.js';
 export { OPTION_DEFAULTS, TOKEN_SECRET_MIN_LENGTH, resolveKitOptions } from './options.js';
 export { createKitUrls, type KitContext, type KitUrls } from './context.js';
 export { DEFAULT_TOKEN_TTL_MS, TOKEN_PURPOSES, createUrlTokens, type TokenPurpose, type UrlTokens, type UrlTokensOptions } from './tokens.js';
@@ -7,7 +7,8 @@ export { createPayment, createPaymentSchema, type CreatePaymentInput, type Creat
 export { createGatewayPort, chunkOrderNos } from './gateway-port.js';
 export { createCheckoutRouter } from './router.js';
 export { createPayRoutes } from './pay.js';
-export { payFormLocals, formatMoney } from './pay-page.js';
+export { payFormLocals, formatMoney, type OrderSummary, type PayFormOptions, type PayFormValues } from './pay-page.js';
+export { BUILT_IN_LOCALES, createCatalogue, formatCard, formatDate, negotiateLocale, type Catalogue, type TranslationOverrides, type TranslationTree, type Translator } from '../i18n/index.js';
 export { createAssetRoutes } from './render-assets.js';
 export { deviceData, parseDeviceFields, serverDeviceFields, deviceFormSchema, DEVICE_FIELD_NAMES, type DeviceData } from './device.js';
 export { cspMiddleware, allowFormAction, cspNonce, originOf } from './security/csp.js';

@@ -2,15 +2,18 @@
  * The options of `createCheckoutKit` as a shop writes them (`CheckoutKitOptions`) and as the
  * kit's parts read them after validation and defaults (`ResolvedKitOptions`).
  */
+import type { Request, Response } from 'express';
 import type { Store as RateLimitStore } from 'express-rate-limit';
 import type { AdminStore, PayoutRecord, PayoutStatus } from '../admin/store.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { SignatureRecipe, SignedOperation } from '../gateway/signing.js';
+import type { Catalogue, TranslationOverrides, Translator } from '../i18n/index.js';
 import type { Logger } from '../logging.js';
 import type { OrderHooks } from '../orders/engine-types.js';
 import type { OutboxDispatcherOptions } from '../orders/outbox-dispatcher.js';
 import type { OrderStore } from '../orders/store.js';
-import type { PaymentMethodKind } from '../orders/types.js';
+import type { Order, PaymentMethodKind } from '../orders/types.js';
+import type { OrderSummary, PayFormOptions } from './pay-page.js';
 
 /** What a payout notification changed. */
 export interface PayoutChange {
@@ -80,6 +83,21 @@ export type KitOutboxOptions = {
   enabled?: boolean;
 } & Pick<OutboxDispatcherOptions, 'intervalMs' | 'leaseMs' | 'batchSize' | 'maxAttempts' | 'backoffMs' | 'maxBackoffMs' | 'waitMs'>;
 
+/**
+ * What `payPage` receives to draw the pay page in the shop's own layout: the same locals as
+ * `payFormLocals` (for `+checkoutOrderSummary(summary)` and `+checkoutPayForm(summary, form)`),
+ * the HTTP status to answer with (400 when the form comes back with errors) and the language.
+ */
+export interface PayPageRender {
+  order: Order;
+  summary: OrderSummary;
+  form: PayFormOptions;
+  status: number;
+  /** "Pay for order KL-…" in the shopper's language. */
+  title: string;
+  translator: Translator;
+}
+
 /** Options of `createCheckoutKit`; docs/checkout.md has the full table with defaults. */
 export interface CheckoutKitOptions {
   gateway: KitGatewayOptions;
@@ -117,6 +135,21 @@ export interface CheckoutKitOptions {
    */
   adminStore?: AdminStore;
   fetch?: typeof globalThis.fetch;
+  /**
+   * The shop's language for pages when neither the order's `locale` nor the browser's
+   * Accept-Language names one the kit has (en, nl, de, fr, es, or one added in `translations`). Default 'en'.
+   */
+  locale?: string;
+  /** Extra languages or overridden strings, by locale, shaped like the kit's `locales/en.json`. */
+  translations?: TranslationOverrides;
+  /** Absolute URL of the shop: the result page links back to it ("Back to the shop"). */
+  shopUrl?: string;
+  /**
+   * Draws the pay page (first render and re-render after an error) in the shop's own layout,
+   * e.g. `res.status(page.status)` + the shop's pug view embedding the kit's mixins. Default:
+   * the kit's own page. Must answer the request.
+   */
+  payPage?: (req: Request, res: Response, page: PayPageRender) => void | Promise<void>;
 }
 
 export interface ResolvedKitOptions {
@@ -141,6 +174,10 @@ export interface ResolvedKitOptions {
   client: GatewayClient | undefined;
   adminStore: AdminStore | undefined;
   fetch: typeof globalThis.fetch | undefined;
+  /** The pages' strings (built-in languages plus `translations`), `locale` as the default. */
+  i18n: Catalogue;
+  shopUrl: string | undefined;
+  payPage: CheckoutKitOptions['payPage'];
   /** NODE_ENV === 'production' when the kit was created. */
   production: boolean;
 }

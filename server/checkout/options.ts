@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { SIGNED_OPERATIONS } from '../gateway/signing.js';
+import { createCatalogue } from '../i18n/index.js';
 import { redactingLogger } from '../logging.js';
 import { OUTBOX_DEFAULTS } from '../orders/outbox-dispatcher.js';
 import type { CheckoutKitOptions, ResolvedKitOptions } from './options-types.js';
@@ -82,6 +83,10 @@ const FIXES: Record<string, string> = {
   client: 'pass a client made by createGatewayClient, or leave client out',
   adminStore: 'pass the AdminStore the admin uses (createSqliteAdminStore, createPostgresAdminStore, createMemoryAdminStore), or leave it out for memory',
   fetch: 'pass a fetch-compatible function, or leave fetch out',
+  locale: 'use a language tag such as "en", "nl", "de", "fr" or "es" (or one you add in translations)',
+  translations: 'pass { "<locale>": { …strings shaped like locales/en.json… } }',
+  shopUrl: 'set shopUrl to the absolute URL of your shop, e.g. "https://shop.example/"',
+  payPage: 'pass a function (req, res, page) that renders the pay page in your layout, or leave payPage out',
 };
 
 const isFn = (v: unknown): boolean => typeof v === 'function';
@@ -156,6 +161,10 @@ const shape = {
   client: z.custom((v) => typeof v === 'object' && v !== null && hasFns((v as { queries?: unknown }).queries, ['transactions']), 'must be a GatewayClient').optional(),
   adminStore: z.custom((v) => hasFns(v, ['recordNotification', 'getPayout', 'getPayoutByTransactionId', 'updatePayout', 'listPayouts']), 'must be an AdminStore').optional(),
   fetch: z.custom(isFn, 'must be a function').optional(),
+  locale: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language tag like "nl" or "de-AT"').optional(),
+  translations: z.record(z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'keys must be language tags'), z.record(z.string(), z.unknown())).optional(),
+  shopUrl: url.optional(),
+  payPage: z.custom(isFn, 'must be a function').optional(),
 } satisfies { [K in keyof CheckoutKitOptions]-?: z.ZodType };
 
 // The compiler keeps the schema and the options type in step: a key missing from `shape` or an
@@ -284,6 +293,9 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
     client: o.client,
     adminStore: o.adminStore,
     fetch: o.fetch,
+    i18n: createCatalogue({ defaultLocale: o.locale, translations: o.translations }),
+    shopUrl: o.shopUrl,
+    payPage: o.payPage,
     production,
   };
 }

@@ -6,19 +6,25 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { currencyExponent, toWireAmount } from '../gateway/money.js';
+import { formatMoney, type Translator } from '../i18n/index.js';
 import type { Order, PaymentMethodKind } from '../orders/types.js';
 import type { KitContext } from './context.js';
 import { DEVICE_FIELD_NAMES, normaliseIp } from './device.js';
 import { deviceTypeOf } from './device-ua.js';
 import { allowedMethods, payOrderData, type PayOrderData } from './pay-request.js';
 import { payCsrf } from './pay-security.js';
+import { useOrderLocale } from './render.js';
+
+export { formatMoney };
 
 /** Longest wait for the optimise answer before the page is shown without the APM list. */
 export const OPTIMISE_WAIT_MS = 3000;
 
 export interface OrderSummary {
   orderNo: string;
+  /** The page's language and its strings (the mixins' labels). */
+  lang: string;
+  t: Translator['t'];
   amountText: string;
   items: { name: string; quantity: number; unitPriceText: string; totalText: string }[];
 }
@@ -37,36 +43,40 @@ export interface PayFormOptions {
   apms: ApmChoice[];
   /** True when APM is allowed but the list could not be fetched. */
   apmUnavailable: boolean;
-  values: { first_name?: string; last_name?: string; payment_method?: string };
+  /** What the shopper typed, shown again after an error: never the card number or security code. */
+  values: PayFormValues;
+  /** Messages in the shopper's language, by field. */
   errors: Record<string, string>;
   deviceFields: readonly string[];
+  lang: string;
+  t: Translator['t'];
+  /** Move keyboard focus to the error summary (set when the form comes back with errors). */
+  focusErrors: boolean;
 }
 
-/** 1050 USD → "$10.50"; exact (string arithmetic), with the currency's own decimals. */
-export function formatMoney(minor: number, currency: string, locale = 'en'): string {
-  const exponent = currencyExponent(currency);
-  const decimal = toWireAmount(minor, currency) as `${number}`;
-  try {
-    return new Intl.NumberFormat(locale, {
-      style: 'currency',
-      currency,
-      minimumFractionDigits: exponent,
-      maximumFractionDigits: exponent,
-    }).format(decimal);
-  } catch {
-    return `${decimal} ${currency}`;
-  }
+export interface PayFormValues {
+  first_name?: string;
+  last_name?: string;
+  payment_method?: string;
+  expiration_month?: string;
+  expiration_year?: string;
+  /** The method the shopper last used; its form is shown first. */
+  method?: string;
 }
 
-export function orderSummary(order: Order, data: PayOrderData): OrderSummary {
+export function orderSummary(order: Order, data: PayOrderData, translator?: Translator): OrderSummary {
+  const lang = translator?.locale ?? 'en';
+  const money = (minor: number): string => formatMoney(minor, order.currency, lang);
   return {
     orderNo: order.orderNo,
-    amountText: formatMoney(order.amount, order.currency),
+    lang,
+    t: translator?.t ?? ((key: string) => key),
+    amountText: money(order.amount),
     items: data.items.map((item) => ({
       name: item.name,
       quantity: item.quantity,
-      unitPriceText: formatMoney(item.unitPrice, order.currency),
-      totalText: formatMoney(item.unitPrice * item.quantity, order.currency),
+      unitPriceText: money(item.unitPrice),
+      totalText: money(item.unitPrice * item.quantity),
     })),
   };
 }
@@ -97,8 +107,15 @@ export async function loadApms(ctx: KitContext, req: Request, order: Order, data
 }
 
 export interface PayFormState {
-  values?: PayFormOptions['values'];
+  values?: PayFormValues;
+  /** English messages by field, as the form's checks give them; shown translated. */
   errors?: Record<string, string>;
+}
+
+/** The shopper's last method first, so the form they used is the one they see again. */
+function withFirst(methods: PaymentMethodKind[], first: string | undefined): PaymentMethodKind[] {
+  const chosen = methods.find((m) => m === first);
+  return chosen === undefined ? methods : [chosen, ...methods.filter((m) => m !== chosen)];
 }
 
 /**
@@ -113,12 +130,14 @@ export async function payFormLocals(
   state: PayFormState = {},
 ): Promise<{ order: OrderSummary; form: PayFormOptions }> {
   const data = payOrderData(order);
+  const translator = useOrderLocale(req, res, order);
   const methods = allowedMethods(ctx, data);
   const apms = methods.includes('apm') ? await loadApms(ctx, req, order, data) : [];
   const csrf = payCsrf(ctx);
-  const shown = apms === null || apms.length === 0 ? methods.filter((m) => m !== 'apm' || apms === null) : methods;
+  const shown = withFirst(apms === null || apms.length === 0 ? methods.filter((m) => m !== 'apm' || apms === null) : methods, state.values?.method);
+  const errors = Object.fromEntries(Object.entries(state.errors ?? {}).map(([field, message]) => [field, translator.fieldError(field, message)]));
   return {
-    order: orderSummary(order, data),
+    order: orderSummary(order, data, translator),
     form: {
       action: ctx.urls.pay(order.id),
       csrfField: csrf.fieldName,
@@ -131,8 +150,11 @@ export async function payFormLocals(
         last_name: data.shopper.lastName ?? data.billing?.lastName,
         ...state.values,
       },
-      errors: state.errors ?? {},
+      errors,
       deviceFields: DEVICE_FIELD_NAMES,
+      lang: translator.locale,
+      t: translator.t,
+      focusErrors: Object.keys(errors).length > 0,
     },
   };
 }

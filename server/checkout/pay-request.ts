@@ -56,9 +56,10 @@ export function payOrderData(order: Order): PayOrderData {
   return parsed.data;
 }
 
-/** Methods this order may use, the kit's default first. */
+/** Methods this order may use: in the order's own order when it lists them, else the kit's default first. */
 export function allowedMethods(ctx: KitContext, data: Pick<PayOrderData, 'methods'>): PaymentMethodKind[] {
-  const enabled = ctx.options.methods.filter((m) => data.methods?.includes(m) ?? true);
+  if (data.methods !== undefined) return [...new Set(data.methods)].filter((m) => ctx.options.methods.includes(m));
+  const enabled = ctx.options.methods;
   const first = enabled.includes(ctx.options.defaultMethod) ? [ctx.options.defaultMethod] : [];
   return [...first, ...enabled.filter((m) => m !== ctx.options.defaultMethod)];
 }
@@ -180,12 +181,14 @@ export function apmRequest(ctx: KitContext, order: Order, data: PayOrderData, de
   }) as ApmPaymentInput;
 }
 
-export function checkoutRequest(ctx: KitContext, order: Order, data: PayOrderData, device: DeviceData): CheckoutInput {
+export function checkoutRequest(ctx: KitContext, order: Order, data: PayOrderData, device: DeviceData, defaultLang?: string): CheckoutInput {
   return compact(commonFields(ctx, order, data, device), data.amounts, extendedDeviceFields(device), holderName(data), {
     open3d: ctx.options.threeDS,
     subscription: subscriptionInput(data.subscription, order.currency),
     checkout_time: Math.floor(Date.now() / 1000),
     return_url: ctx.urls.return(order.id),
     cancel_url: ctx.urls.cancel(order.id),
+    // The hosted page speaks the language of the kit's own pages for this order.
+    default_lang: defaultLang,
   }) as CheckoutInput;
 }

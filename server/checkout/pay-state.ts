@@ -7,6 +7,7 @@ import type { ApplyResult } from '../orders/engine-types.js';
 import type { Order, PaymentMethodKind } from '../orders/types.js';
 import type { KitContext } from './context.js';
 import type { PayPages } from './render-pages.js';
+import { useOrderLocale } from './render.js';
 
 /** Dedupe key of the submission fact: a second one is `duplicate`, refused by the store itself. */
 export const SUBMITTED_KEY = 'pay:submitted';
@@ -32,7 +33,10 @@ export async function orderForToken(ctx: KitContext, pages: PayPages, req: Reque
   const token = String(req.params.token ?? '');
   const claim = ctx.tokens.verify(token, 'pay');
   const order = claim === null ? null : await ctx.store.get(claim.orderId);
-  if (order !== null) return order;
+  if (order !== null) {
+    useOrderLocale(req, res, order);
+    return order;
+  }
   if (claim === null && looksExpired(token)) {
     pages.error(req, res, 410, {
       heading: 'This payment link has expired',

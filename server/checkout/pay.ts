@@ -26,7 +26,7 @@ import { payCsrf } from './pay-security.js';
 import { awaitsSubmission, markSubmitted, orderForToken } from './pay-state.js';
 import { createAssetRoutes } from './render-assets.js';
 import { createPayPages } from './render-pages.js';
-import { compileView, sendPage } from './render.js';
+import { compileView, sendPage, translatorOf } from './render.js';
 import { cspMiddleware } from './security/csp.js';
 import { payRateLimit, RATE_LIMIT_MESSAGE } from './security/rate-limit.js';
 import { seeOtherNoStore } from './no-store.js';
@@ -56,7 +56,7 @@ function refused(error: unknown, typedByShopper: boolean): Prepared {
 }
 
 /** Builds, checks and signs the gateway request before anything is marked or sent. */
-function prepare(ctx: KitContext, req: Request, order: Order, data: PayOrderData, body: PayBody): Prepared {
+function prepare(ctx: KitContext, req: Request, res: Response, order: Order, data: PayOrderData, body: PayBody): Prepared {
   const { data: device, dropped } = deviceData(req, req.body);
   if (dropped.length > 0) ctx.logger.debug({ orderId: order.id, dropped }, 'Device fields dropped');
   try {
@@ -68,7 +68,7 @@ function prepare(ctx: KitContext, req: Request, order: Order, data: PayOrderData
       const request = ctx.client.payments.signAuthoriseApm(apmRequest(ctx, order, data, device, body));
       return { ok: true, run: (flow) => payByApm({ ...flow, device }, request) };
     }
-    const form: CheckoutForm = ctx.client.payments.checkoutForm(checkoutRequest(ctx, order, data, device));
+    const form: CheckoutForm = ctx.client.payments.checkoutForm(checkoutRequest(ctx, order, data, device, translatorOf(req, res).locale));
     return {
       ok: true,
       run: (flow) => {
@@ -84,8 +84,20 @@ function prepare(ctx: KitContext, req: Request, order: Order, data: PayOrderData
 function shopperValues(body: unknown): PayFormState['values'] {
   const source = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const text = (key: string): string | undefined => (typeof source[key] === 'string' ? source[key].slice(0, 50) : undefined);
-  // Names and the APM choice only: card number, CVV and expiry are never sent back.
-  return { first_name: text('first_name'), last_name: text('last_name'), payment_method: text('payment_method') };
+  // What the shopper typed, so an error costs them nothing but the card number and security
+  // code, which are never sent back (the expiry is not secret and is shown again).
+  const digits = (key: string, max: number): string | undefined => {
+    const value = text(key);
+    return value !== undefined && /^\d*$/.test(value) ? value.slice(0, max) : undefined;
+  };
+  return {
+    first_name: text('first_name'),
+    last_name: text('last_name'),
+    payment_method: text('payment_method'),
+    expiration_month: digits('expiration_month', 2),
+    expiration_year: digits('expiration_year', 4),
+    method: text('method'),
+  };
 }
 
 /** Fields the pay POST carried more than once, by request (read with the body). */
@@ -128,7 +140,14 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
 
   async function renderForm(req: Request, res: Response, order: Order, state: PayFormState, status = 200): Promise<void> {
     const locals = await payFormLocals(ctx, req, res, order, state);
-    sendPage(req, res, payView, { title: `Pay for order ${order.orderNo}`, ...locals }, status);
+    const translator = translatorOf(req, res);
+    const title = translator.t('pay.title', { orderNo: order.orderNo });
+    if (ctx.options.payPage !== undefined) {
+      // The shop's own layout, for the first render and for every re-render after an error.
+      await ctx.options.payPage(req, res, { order, summary: locals.order, form: locals.form, status, title, translator });
+      return;
+    }
+    sendPage(req, res, payView, { title, ...locals }, status);
   }
 
   function unpayable(req: Request, res: Response, order: Order, fields: string[]): void {
@@ -208,7 +227,7 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
         await renderForm(req, res, order, { values, errors: { method: 'This payment method is not available for this order' } }, 400);
         return;
       }
-      const prepared = prepare(ctx, req, order, data, parsed.body);
+      const prepared = prepare(ctx, req, res, order, data, parsed.body);
       if (!prepared.ok) {
         if (prepared.shopperErrors !== null) await renderForm(req, res, order, { values, errors: prepared.shopperErrors }, 400);
         else unpayable(req, res, order, prepared.fields);

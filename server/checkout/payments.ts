@@ -78,6 +78,8 @@ export const createPaymentSchema = z.strictObject({
   custom: z.string().max(2500).optional(),
   amounts: amountsSchema.optional(),
   methods: z.array(z.enum(['card', 'apm', 'hosted'])).min(1).optional(),
+  /** The shopper's language for the kit's pages and the hosted page, e.g. "nl" or "de-AT". */
+  locale: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language tag like "nl" or "de-AT"').optional(),
 });
 
 export type CreatePaymentInput = z.input<typeof createPaymentSchema>;
@@ -116,7 +118,7 @@ export async function createPayment(ctx: KitContext, input: unknown): Promise<Cr
   }
 
   const data: Record<string, unknown> = { items, shopper: p.shopper, website: ctx.options.website };
-  for (const key of ['billing', 'delivery', 'note', 'custom', 'subscription', 'amounts', 'methods'] as const) {
+  for (const key of ['billing', 'delivery', 'note', 'custom', 'subscription', 'amounts', 'methods', 'locale'] as const) {
     if (p[key] !== undefined) data[key] = p[key];
   }
 

@@ -1,9 +1,10 @@
 /**
  * The pay flow's own pages besides the form: the auto-submitting POST page (3-D Secure issuer,
- * hosted payment page) and the error page. Both need `cspMiddleware` to have run.
+ * hosted payment page) and the error page. Both need `cspMiddleware` to have run. Headings and
+ * messages are written in English in the code and shown in the shopper's language.
  */
 import type { Request, Response } from 'express';
-import { compileView, sendPage } from './render.js';
+import { compileView, sendPage, translatorOf } from './render.js';
 import { allowFormAction } from './security/csp.js';
 
 export interface RedirectPost {
@@ -36,18 +37,22 @@ export function createPayPages(): PayPages {
   return {
     redirectPost(req, res, page) {
       if (!allowFormAction(req, res, page.action, { only: true })) return false;
+      const { t, text } = translatorOf(req, res);
       const fields = Object.entries(page.fields).map(([name, value]) => ({ name, value }));
       sendPage(req, res, redirectView, {
-        title: page.heading ?? 'Redirecting',
-        heading: page.heading ?? 'Taking you to your payment…',
-        message: page.message ?? 'Please wait. If nothing happens, select Continue.',
+        title: page.heading === undefined ? t('redirect.title') : text(page.heading),
+        heading: page.heading === undefined ? t('redirect.heading') : text(page.heading),
+        message: page.message === undefined ? t('redirect.message') : text(page.message),
         action: page.action,
         fields,
       });
       return true;
     },
     error(req, res, status, page) {
-      sendPage(req, res, errorView, { title: page.heading, ...page }, status);
+      const { text } = translatorOf(req, res);
+      const heading = text(page.heading);
+      const link = page.link === undefined ? undefined : { href: page.link.href, text: text(page.link.text) };
+      sendPage(req, res, errorView, { title: heading, heading, message: text(page.message), link }, status);
     },
   };
 }

@@ -5,12 +5,12 @@
  */
 import { Router } from 'express';
 import { splitCodeText } from '../gateway/codes.js';
-import { toWireAmount } from '../gateway/money.js';
+import { formatCard, formatDate, formatMoney, type Translator } from '../i18n/index.js';
 import { isFinal } from '../orders/state-machine.js';
 import type { OrderStore } from '../orders/store.js';
 import type { Order, OrderState } from '../orders/types.js';
 import type { KitContext } from './context.js';
-import { compileView, sendPage, type View } from './render.js';
+import { compileView, sendPage, translatorOf, useOrderLocale, type View } from './render.js';
 import { cspMiddleware } from './security/csp.js';
 
 /** Seconds between refreshes while the gateway has not answered yet. */
@@ -71,34 +71,52 @@ export async function reasonOf(store: OrderStore, order: Order): Promise<string 
   return events.length === 0 ? textOf(order.data) : undefined;
 }
 
+export interface ResultPageOptions {
+  /** The shopper's language (default English). */
+  translator?: Translator;
+  /** The shop's address, for "Back to the shop". */
+  shopUrl?: string;
+}
+
 /** Locals of the result view for `order` (exported for the pay pages and tests). */
-export function resultLocals(order: Order, reason?: string): Record<string, unknown> {
+export function resultLocals(order: Order, reason?: string, options: ResultPageOptions = {}): Record<string, unknown> {
   // An order nobody tried to pay (back from the hosted page before paying) is not "confirming".
   const notStarted = order.state === 'created' && order.data.submittedAt === undefined && order.transactionId === null;
   const page = notStarted ? NOT_STARTED : PAGES[order.state];
+  const { translator } = options;
+  const text = translator?.text ?? ((s: string) => s);
+  const lang = translator?.locale ?? 'en';
+  const confirming = !notStarted && !isFinal(order.state);
   return {
-    title: page.heading,
-    ...page,
+    title: text(page.heading),
+    tone: page.tone,
+    heading: text(page.heading),
+    message: text(page.message),
     reason,
     orderNo: order.orderNo,
-    amount: `${toWireAmount(order.amount, order.currency)} ${order.currency}`,
-    maskedCard: order.maskedCard ?? undefined,
-    refreshSeconds: !notStarted && !isFinal(order.state) ? RESULT_REFRESH_SECONDS : undefined,
+    amount: formatMoney(order.amount, order.currency, lang),
+    card: order.maskedCard === null ? undefined : formatCard(order.maskedCard),
+    date: formatDate(order.createdAt, lang),
+    // A payment still being confirmed is no dead end: say what happens next.
+    next: confirming ? translator?.t('result.next') : undefined,
+    shopUrl: options.shopUrl,
+    refreshSeconds: confirming ? RESULT_REFRESH_SECONDS : undefined,
   };
 }
 
-/** Renders a message page (errors, forged links) with the result view. */
-export function createMessagePage(): (req: Parameters<typeof sendPage>[0], res: Parameters<typeof sendPage>[1], status: number, heading: string, message: string) => void {
+/** Renders a message page (errors, forged links) with the result view, in the shopper's language. */
+export function createMessagePage(shopUrl?: string): (req: Parameters<typeof sendPage>[0], res: Parameters<typeof sendPage>[1], status: number, heading: string, message: string) => void {
   const view: View = compileView('result');
   return (req, res, status, heading, message) => {
-    sendPage(req, res, view, { title: heading, heading, message, tone: 'bad' }, status);
+    const { text } = translatorOf(req, res);
+    sendPage(req, res, view, { title: text(heading), heading: text(heading), message: text(message), tone: 'bad', shopUrl }, status);
   };
 }
 
 /** Adds the routes to `router` (a new one by default) and returns it. */
 export function createResultRoutes(ctx: KitContext, router: Router = Router()): Router {
   const view = compileView('result');
-  const message = createMessagePage();
+  const message = createMessagePage(ctx.options.shopUrl);
   router.get('/result/:token', cspMiddleware(), async (req, res) => {
     const token = req.params.token;
     const claim = typeof token === 'string' ? ctx.tokens.verify(token, 'result') : null;
@@ -107,7 +125,8 @@ export function createResultRoutes(ctx: KitContext, router: Router = Router()): 
       message(req, res, 404, 'Link not valid', 'This payment link is not valid or has expired. Please return to the shop.');
       return;
     }
-    sendPage(req, res, view, resultLocals(order, await reasonOf(ctx.store, order)));
+    const translator = useOrderLocale(req, res, order);
+    sendPage(req, res, view, resultLocals(order, await reasonOf(ctx.store, order), { translator, shopUrl: ctx.options.shopUrl }));
   });
   return router;
 }

@@ -46,7 +46,7 @@ async function hintFields(req: Request): Promise<Record<string, string>> {
 
 /** Adds the routes to `router` (a new one by default) and returns it. */
 export function createReturnRoutes(ctx: KitContext, router: Router = Router()): Router {
-  const message = createMessagePage();
+  const message = createMessagePage(ctx.options.shopUrl);
   const csp = cspMiddleware();
 
   const handle = (purpose: Purpose) => async (req: Request<{ token: string }>, res: Response): Promise<void> => {

@@ -10,6 +10,7 @@ import { mountCheck } from './mount-check.js';
 import { createNotifyRoutes } from './notify.js';
 import { createPayRoutes } from './pay.js';
 import { createMessagePage, createResultRoutes } from './result.js';
+import { catalogueMiddleware } from './render.js';
 import { createReturnRoutes } from './return.js';
 import { cspMiddleware } from './security/csp.js';
 import { noSniff } from './security/no-sniff.js';
@@ -43,11 +44,12 @@ export function createCheckoutRouter(ctx: KitContext): Router {
   router.use(mountCheck(ctx.options.publicUrl, ctx.logger));
   router.use(noSniff);
   createNotifyRoutes(ctx, router);
+  router.use(catalogueMiddleware(ctx.options.i18n));
   createPayRoutes(ctx, router); // pay pages and /assets
   createReturnRoutes(ctx, router);
   createResultRoutes(ctx, router);
 
-  const message = createMessagePage();
+  const message = createMessagePage(ctx.options.shopUrl);
   const csp = cspMiddleware();
   const onError: ErrorRequestHandler = (err, req, res, next) => {
     if (res.headersSent) {

@@ -26,7 +26,7 @@ export interface RequestInfo {
   /** The mount path ('' unless the app is mounted inside another). */
   readonly baseUrl: string;
   readonly socket: { readonly remoteAddress?: string | undefined };
-  get(name: 'host'): string | undefined;
+  get(name: 'host' | 'accept-language'): string | undefined;
 }
 
 /**

@@ -5,12 +5,27 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { createCatalogue, type Catalogue } from '../i18n/catalogue.js';
 import { packageFile } from '../package-files.js';
 import { compilePugViews, type View } from '../pug-views.js';
 import type { Reply } from './http.js';
 
 export const TEMPLATES = ['autosubmit', 'issuer-3ds', 'issuer-apm', 'hosted-card', 'message', 'inspector'] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
+/** The pages a shopper sees (the inspector is the developer's, in English). */
+export const SANDBOX_SHOPPER_PAGES = ['autosubmit', 'issuer-3ds', 'issuer-apm', 'hosted-card', 'message'] as const;
+
+let catalogue: Catalogue | undefined;
+/** The kit's catalogue (its `sandbox.*` strings): issuer and hosted pages speak the shopper's language. */
+function sandboxCatalogue(): Catalogue {
+  catalogue ??= createCatalogue();
+  return catalogue;
+}
+
+/** A sandbox page compiled once (tests render them directly). */
+export function compileSandboxPage(name: TemplateName): View {
+  return compilePugViews(findViewsDir(), TEMPLATES)[name];
+}
 
 /** views/sandbox of the package. */
 export function findViewsDir(): string {
@@ -69,7 +84,7 @@ export class Pages {
     return {
       status: options.status ?? 200,
       contentType: 'text/html; charset=utf-8',
-      body: this.#templates[name]({ ...locals, nonce }),
+      body: this.#templates[name]({ ...locals, ...languageOf(locals.lang), nonce }),
       headers: {
         'Content-Security-Policy': contentSecurityPolicy(nonce, options.formTargets ?? []),
         'Referrer-Policy': 'no-referrer',
@@ -87,4 +102,14 @@ export class Pages {
   message(title: string, message: string, status = 200): Reply {
     return this.render('message', { title, message }, { status });
   }
+}
+
+/**
+ * `lang` in a page's locals is what the shopper asked for (the hosted request's `default_lang`,
+ * or the browser's Accept-Language); the page gets the closest language the catalogue has.
+ */
+function languageOf(requested: unknown): { lang: string; t: (key: string, vars?: Record<string, string | number>) => string } {
+  const cat = sandboxCatalogue();
+  const tr = cat.translator(cat.pick([], typeof requested === 'string' ? requested : ''));
+  return { lang: tr.locale, t: tr.t };
 }

@@ -100,10 +100,15 @@ describe.skipIf(!HAS_CHROMIUM)('card journeys in the demo store (Chromium)', () 
     expect(staff.facts).toContain('declined');
     expect(staff.problems).toEqual([]);
 
-    // Trying again puts the same items back in the cart for a new order.
+    // Trying again puts the same items back in the cart for a new order, and keeps the e-mail
+    // and address the shopper already typed.
     await page.getByRole('button', { name: 'Try again with another card or method' }).click();
-    await page.waitForURL(`${store.url}/cart/checkout`);
+    await page.waitForURL(`${store.url}/cart/checkout?from=${orderId}`);
     expect(await page.locator('.summary-card').textContent()).toContain('1 × Double-wall glasses, set of 2');
+    expect(await page.inputValue('#email')).toBe('ada@example.com');
+    expect(await page.inputValue('#address')).toBe('Keizersgracht 1');
+    expect(await page.inputValue('#city')).toBe('Amsterdam');
+    expect(await page.inputValue('#postal_code')).toBe('1015 CJ');
     expect(shopper.problems).toEqual([]);
     await shopper.close();
   });

@@ -51,7 +51,7 @@ describe('compilePugViews', () => {
       import { createRequire } from 'node:module';
       import { compilePugViews } from './server/pug-views.ts';
       import { CHECKOUT_VIEWS_DIR } from './server/checkout/render.ts';
-      const html = compilePugViews(CHECKOUT_VIEWS_DIR, ['error']).error({ assetsBase: '/a', cspNonce: 'n', heading: 'H', message: 'M' });
+      const html = compilePugViews(CHECKOUT_VIEWS_DIR, ['error']).error({ assetsBase: '/a', cspNonce: 'n', lang: 'en', t: (key) => key, heading: 'H', message: 'M' });
       const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => /node_modules[\\\\/]pug[\\\\/]/.test(f));
       console.log(JSON.stringify({ rendered: html.includes('<h1>H</h1>'), loaded }));
     `;

@@ -4,15 +4,58 @@
  * `payFormLocals`) next to the sandbox's test cards. The form posts to the kit's pay route.
  */
 import { randomBytes } from 'node:crypto';
-import express, { Router, type Request } from 'express';
-import { payFormLocals } from '../../../server/index.js';
+import express, { Router, type Request, type Response } from 'express';
+import { payFormLocals, type Order, type OrderSummary, type PayFormOptions } from '../../../server/index.js';
 import { priceCart, readCart, saveCart, setQuantity, type CartLines } from '../cart.js';
 import { billingOf, COUNTRIES, deliveryOf, formValues, METHODS, parseCheckout } from '../checkout-form.js';
 import { readHistory, ownsOrder, rememberOrder } from '../history.js';
 import { pageSecurity } from '../security.js';
 import { orderItems } from '../order-view.js';
 import { DEMO_TEST_CARDS, sampleExpiry } from '../test-cards.js';
+import type { Render } from '../views.js';
 import type { ShopContext } from './context.js';
+
+/** The methods the order allows: the one the shopper picked first, the others one click away. */
+export function methodsFor(chosen: string): ('hosted' | 'card' | 'apm')[] {
+  const all = METHODS.map((m) => m.value);
+  return [...all.filter((m) => m === chosen), ...all.filter((m) => m !== chosen)];
+}
+
+/**
+ * The shop's pay page: the kit's form inside the shop's layout. The kit calls it too (its
+ * `payPage` option), so a form sent back with errors keeps the shop's header, footer and test cards.
+ */
+export function renderPayPage(render: Render, publicUrl: string, res: Response, page: { order: Order; summary: OrderSummary; form: PayFormOptions; status: number; title: string }): void {
+  render(res, 'pay', {
+    title: page.title,
+    summary: page.summary,
+    form: page.form,
+    assetsBase: `${new URL(publicUrl).pathname}/assets`,
+    testCards: DEMO_TEST_CARDS,
+    expiry: sampleExpiry(),
+  }, page.status);
+}
+
+/** The checkout form filled from an earlier order of this browser (e-mail and addresses; "try again"). */
+function valuesFrom(order: Order): Record<string, string> {
+  const data = order.data as { shopper?: { email?: string }; billing?: Record<string, string | undefined>; delivery?: Record<string, string | undefined>; methods?: string[] };
+  const b = data.billing ?? {};
+  const d = data.delivery ?? {};
+  const values: Record<string, string> = {
+    email: data.shopper?.email ?? '',
+    first_name: b.firstName ?? '', last_name: b.lastName ?? '', address: b.address ?? '',
+    postal_code: b.postalCode ?? '', city: b.city ?? '', country: b.country ?? 'NL',
+    method: data.methods?.[0] ?? 'hosted',
+  };
+  const same = ['firstName', 'lastName', 'address', 'postalCode', 'city', 'country'].every((k) => (b[k] ?? '') === (d[k] ?? ''));
+  if (!same) {
+    Object.assign(values, {
+      ship_elsewhere: 'on', delivery_first_name: d.firstName ?? '', delivery_last_name: d.lastName ?? '', delivery_address: d.address ?? '',
+      delivery_postal_code: d.postalCode ?? '', delivery_city: d.city ?? '', delivery_country: d.country ?? '',
+    });
+  }
+  return values;
+}
 
 /** KL-20250101-7F3K9Q: readable, unique enough for a demo, within the gateway's 50 characters. */
 export function newOrderNo(now = new Date()): string {
@@ -32,13 +75,16 @@ export function checkoutRoutes(ctx: ShopContext): Router {
     render(res, 'checkout', { title: 'Checkout', cart, values, errors, countries: COUNTRIES, methods: METHODS }, status);
   };
 
-  router.get('/cart/checkout', page, (req, res) => {
+  router.get('/cart/checkout', page, async (req, res) => {
     const cart = priceCart(readCart(cookies, req));
     if (cart.count === 0) {
       res.redirect(303, '/cart');
       return;
     }
-    showForm(res, cart, { method: 'hosted', country: 'NL' }, {});
+    // "Try again" comes back here with the earlier order: its e-mail and addresses are kept.
+    const from = typeof req.query.from === 'string' ? req.query.from : '';
+    const earlier = from !== '' && ownsOrder(cookies, req, from) ? await kit.store.get(from) : null;
+    showForm(res, cart, earlier === null ? { method: 'hosted', country: 'NL' } : valuesFrom(earlier), {});
   });
 
   router.post('/cart/checkout', page, form, async (req, res) => {
@@ -64,7 +110,8 @@ export function checkoutRoutes(ctx: ShopContext): Router {
       shopper: { id: history.shopper, email: input.email, firstName: billing.firstName, lastName: billing.lastName },
       billing,
       delivery: deliveryOf(input),
-      methods: [input.method],
+      // Every method, the shopper's choice first: the pay page offers the others one click away.
+      methods: methodsFor(input.method),
     });
     logger.info({ orderNo: order.orderNo, method: input.method, amount: order.amount }, 'demo: order created');
     rememberOrder(cookies, req, res, history, order.id);
@@ -84,7 +131,7 @@ export function checkoutRoutes(ctx: ShopContext): Router {
     let lines: CartLines = [];
     for (const item of orderItems(order)) lines = setQuantity(lines, item.sku, item.quantity);
     saveCart(cookies, req, res, lines);
-    res.redirect(303, '/cart/checkout');
+    res.redirect(303, `/cart/checkout?from=${encodeURIComponent(order.id)}`);
   });
 
   router.get('/orders/:id/pay', pageSecurity([kit.context.options.publicUrl, ctx.gatewayUrl]), async (req: Request<{ id: string }>, res) => {
@@ -99,15 +146,8 @@ export function checkoutRoutes(ctx: ShopContext): Router {
       return;
     }
     const locals = await payFormLocals(kit.context, req, res, order);
-    render(res, 'pay', {
-      title: `Pay for order ${order.orderNo}`,
-      summary: locals.order,
-      form: locals.form,
-      method: order.data.methods,
-      assetsBase: `${new URL(kit.context.options.publicUrl).pathname}/assets`,
-      testCards: DEMO_TEST_CARDS,
-      expiry: sampleExpiry(),
-    });
+    const title = locals.form.t('pay.title', { orderNo: order.orderNo });
+    renderPayPage(render, kit.context.options.publicUrl, res, { order, summary: locals.order, form: locals.form, status: 200, title });
   });
 
   return router;

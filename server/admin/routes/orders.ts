@@ -10,7 +10,8 @@ import { first } from '../body.js';
 import { loadChart } from '../chart.js';
 import { formatDateTime, formatMoney } from '../format.js';
 import { ACTION_LABELS, ACTION_STATES, refundableOf } from '../gateway-actions.js';
-import { runOrderAction, syncOrder } from '../order-actions.js';
+import { eventSentence } from '../event-sentence.js';
+import { ActionNotAllowedError, runOrderAction, syncOrder } from '../order-actions.js';
 import { formOf } from '../security.js';
 import { JOB_ACTIONS } from '../store.js';
 import type { JobAction } from '../store.js';
@@ -18,6 +19,37 @@ import { toWireAmount } from '../../gateway/money.js';
 import { pageContext, sendError, sendView } from '../views.js';
 import { param, redirect, staffOf } from './context.js';
 import type { RouteContext } from './context.js';
+import type { Response } from 'express';
+
+/** What staff read instead of the form's field names. */
+export const FIELD_LABELS: Record<string, string> = {
+  refund_amount: 'Refund amount',
+  refund_reason: 'Reason',
+  decision: 'Decision',
+  id: 'Order',
+};
+
+/** A refused action, shown on the order page itself. */
+export interface ActionProblem {
+  heading: string;
+  items: { label: string; field: string; message: string }[];
+}
+
+function problemOf(error: unknown): { status: number; problem: ActionProblem } | null {
+  if (error instanceof ValidationError) {
+    return {
+      status: 400,
+      problem: {
+        heading: 'Nothing was sent: check the form',
+        items: error.issues.map((i) => ({ field: i.field, label: FIELD_LABELS[i.field] ?? i.field.replace(/_/g, ' '), message: i.message.replace(/^not sent: /, '') })),
+      },
+    };
+  }
+  if (error instanceof ActionNotAllowedError) {
+    return { status: 409, problem: { heading: 'This action is not possible now', items: [{ field: '', label: 'Action', message: `${error.message}. Nothing was sent.` }] } };
+  }
+  return null;
+}
 
 export const PAGE_SIZE = 50;
 const DAY_MS = 86_400_000;
@@ -99,12 +131,7 @@ export function registerOrderRoutes(router: Router, ctx: RouteContext): void {
     redirect(ctx, res, `/orders/${encodeURIComponent(order.id)}`);
   });
 
-  router.get('/orders/:id', async (req, res) => {
-    const order = await kit.store.get(param(req, 'id'));
-    if (order === null) {
-      sendError(res, ctx.views, 404, 'Order not found', 'No order has this id.');
-      return;
-    }
+  async function renderOrder(res: Response, order: Order, status = 200, problem?: ActionProblem, typed?: Record<string, string>): Promise<void> {
     const [events, refunds] = await Promise.all([kit.store.listEvents(order.id), kit.store.listRefunds(order.id)]);
     const refundable = refundableOf(order, refunds);
     sendView(res, ctx.views, 'order', {
@@ -122,9 +149,20 @@ export function registerOrderRoutes(router: Router, ctx: RouteContext): void {
         createdAt: formatDateTime(r.createdAt),
         updatedAt: formatDateTime(r.updatedAt),
       })),
-      refundDefault: refundable > 0 ? toWireAmount(refundable, order.currency) : '',
-      events: events.map((e) => ({ ...e, details: eventDetails(e) })).reverse(),
-    });
+      refundDefault: typed?.refund_amount ?? (refundable > 0 ? toWireAmount(refundable, order.currency) : ''),
+      refundReason: typed?.refund_reason ?? '',
+      problem,
+      events: events.map((e) => ({ ...e, sentence: eventSentence(e, order.currency), details: eventDetails(e) })).reverse(),
+    }, status);
+  }
+
+  router.get('/orders/:id', async (req, res) => {
+    const order = await kit.store.get(param(req, 'id'));
+    if (order === null) {
+      sendError(res, ctx.views, 404, 'Order not found', 'No order has this id.');
+      return;
+    }
+    await renderOrder(res, order);
   });
 
   const act = (path: string, action: (fields: Record<string, string[]>) => JobAction | 'sync'): void => {
@@ -135,12 +173,20 @@ export function registerOrderRoutes(router: Router, ctx: RouteContext): void {
         return;
       }
       const fields = formOf(res);
-      const chosen = action(fields);
-      const staff = staffOf(res);
-      const flash = chosen === 'sync'
-        ? await syncOrder(kit, staff, order)
-        : await runOrderAction(kit, staff, order, chosen, { amountText: first(fields, 'refund_amount'), reason: first(fields, 'refund_reason') });
-      redirect(ctx, res, `/orders/${encodeURIComponent(order.id)}`, flash);
+      const typed = { refund_amount: first(fields, 'refund_amount').slice(0, 30), refund_reason: first(fields, 'refund_reason').slice(0, 50) };
+      try {
+        const chosen = action(fields);
+        const staff = staffOf(res);
+        const flash = chosen === 'sync'
+          ? await syncOrder(kit, staff, order)
+          : await runOrderAction(kit, staff, order, chosen, { amountText: typed.refund_amount, reason: typed.refund_reason });
+        redirect(ctx, res, `/orders/${encodeURIComponent(order.id)}`, flash);
+      } catch (error) {
+        // A refused action stays on the order page, with what was typed and a readable reason.
+        const refused = problemOf(error);
+        if (refused === null) throw error;
+        await renderOrder(res, (await kit.store.get(order.id)) ?? order, refused.status, refused.problem, typed);
+      }
     });
   };
   act('capture', () => 'capture');

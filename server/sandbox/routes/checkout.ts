@@ -116,7 +116,7 @@ function cardPage(ctx: SandboxContext, pages: Pages, req: RequestInfo, hosted: H
   return pages.render(
     'hosted-card',
     {
-      title: 'Card payment', merchant: `${tx.merchantId} / ${tx.accountId}`, orderNo: tx.orderNo,
+      lang: tx.details.default_lang ?? req.get('accept-language'), title: 'Card payment', merchant: `${tx.merchantId} / ${tx.accountId}`, orderNo: tx.orderNo,
       amount: decimalAmount(tx.amount, tx.currency), currency: tx.currency, payUrl: base, cancelUrl: `${base}/cancel`,
       error, firstName: names.first || (tx.details.first_name ?? ''), lastName: names.last || (tx.details.last_name ?? ''),
     },

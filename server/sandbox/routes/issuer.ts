@@ -49,7 +49,7 @@ export function mountIssuerPages(app: Express, ctx: SandboxContext, pages: Pages
     const decisionUrl = `${baseUrlOf(ctx, req)}${issuerPath('3ds', param(req, 'id'))}/decision`;
     return pages.render(
       'issuer-3ds',
-      { title: '3-D Secure', merchant: `${account.merchantId} / ${account.accountId}`, orderNo: tx.orderNo, amount: decimalAmount(tx.amount, tx.currency), currency: tx.currency, card: tx.card, decisionUrl },
+      { lang: req.get('accept-language'), title: '3-D Secure', merchant: `${account.merchantId} / ${account.accountId}`, orderNo: tx.orderNo, amount: decimalAmount(tx.amount, tx.currency), currency: tx.currency, card: tx.card, decisionUrl },
       { formTargets: [decisionUrl] },
     );
   });
@@ -86,7 +86,7 @@ export function mountIssuerPages(app: Express, ctx: SandboxContext, pages: Pages
     return pages.render(
       'issuer-apm',
       {
-        title: 'Payment issuer', merchant: `${account.merchantId} / ${account.accountId}`, orderNo: tx.orderNo,
+        lang: req.get('accept-language'), title: 'Payment issuer', merchant: `${account.merchantId} / ${account.accountId}`, orderNo: tx.orderNo,
         amount: decimalAmount(tx.amount, tx.currency), currency: tx.currency, method: tx.paymentMethod,
         methodName: findApmMethod(tx.paymentMethod)?.name ?? tx.paymentMethod, decisionUrl,
       },

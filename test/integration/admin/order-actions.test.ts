@@ -95,6 +95,10 @@ describe('order page actions', () => {
       const res = await staff.post(`/orders/${order.id}/refund`, { refund_amount: amount });
       expect(res.status, amount).toBe(400);
       expect(res.text).toContain('refund_amount');
+      // The refusal stays on the order page, in words, with a way back to the order.
+      expect(res.text).toContain(`<h1>Order ${order.orderNo}</h1>`);
+      expect(res.text).toContain('Refund amount: ');
+      expect(res.text).toContain(`Back to order ${order.orderNo}`);
     }
     expect(h.count('/v1/refund')).toBe(refundsBefore);
     expect((await h.kit.store.listEvents(order.id)).length).toBe(eventsBefore);

@@ -278,7 +278,8 @@ describe('POST /pay/:token', () => {
     expect(res.html).toContain('Enter the expiry month as a number from 1 to 12');
     expect(res.html).not.toContain(badNumber);
     expect(containsStandalone(res.html, CVV)).toBe(false);
-    expect(payForm(res, 'card').fields).toMatchObject({ card: '', security_code: '', expiration_year: '', first_name: 'Ada' });
+    // What the shopper typed comes back, but never the card number or security code.
+    expect(payForm(res, 'card').fields).toMatchObject({ card: '', security_code: '', expiration_month: '13', expiration_year: card(badNumber).expiration_year, first_name: 'Ada' });
     const after = await stored(order.id);
     expect(after.version).toBe(order.version);
     expect(after.data.submittedAt).toBeUndefined();

@@ -95,7 +95,7 @@ describe('examples/demo-store', () => {
     const orderId = /\/orders\/([0-9a-f-]{36})\/pay$/.exec(pay.url)?.[1] ?? '';
     const order = await running.store.kit.store.get(orderId);
     expect(order).toMatchObject({ amount: 2670, currency: 'EUR', state: 'created' });
-    expect(order?.data).toMatchObject({ methods: ['hosted'], billing: { country: 'NL', city: 'Amsterdam' }, shopper: { email: 'ada@example.com' } });
+    expect(order?.data).toMatchObject({ methods: ['hosted', 'card', 'apm'], billing: { country: 'NL', city: 'Amsterdam' }, shopper: { email: 'ada@example.com' } });
 
     expect((await new Visitor().get(pay.url)).status).toBe(404);
     expect((await visitor.get(`${running.url}/cart`)).text).toContain('Your cart is empty');
