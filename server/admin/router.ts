@@ -47,7 +47,7 @@ export function createAdminRouter(input: AdminRouterOptions): AdminRouter {
   const signIn = options.signIn === null ? null : createSignIn({
     // resolveAdminOptions checked that the store has every StaffStore method.
     options: options.signIn, store: options.adminStore as StaffStore, csrf, flash, views, logger: options.logger,
-    allowedOrigins: options.allowedOrigins, basePath,
+    allowedOrigins: options.allowedOrigins, basePath, observer: options.kit.metrics,
   });
   const authorize = signIn?.authorize ?? options.authorize;
   if (authorize === null) throw new Error('createAdminRouter: no authorize after validation');

@@ -3,6 +3,7 @@
  * kit's parts read them after validation and defaults (`ResolvedKitOptions`).
  */
 import type { Store as RateLimitStore } from 'express-rate-limit';
+import type { Registry } from 'prom-client';
 import type { AdminStore, PayoutRecord, PayoutStatus } from '../admin/store.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { SignatureRecipe, SignedOperation } from '../gateway/signing.js';
@@ -124,6 +125,10 @@ export interface CheckoutKitOptions {
    */
   adminStore?: AdminStore;
   fetch?: typeof globalThis.fetch;
+  /** Prometheus metrics (docs/operations.md): the shop's own prom-client Registry; default a new one (`kit.metrics.registry`). */
+  metrics?: { registry?: Registry };
+  /** `kit.health()` (docs/operations.md): gateway probe timeout (default 2000 ms), outbox overdue limit (default 300000 ms). */
+  health?: { gatewayTimeoutMs?: number; outboxStuckAfterMs?: number };
 }
 
 export interface ResolvedKitOptions {
@@ -148,6 +153,8 @@ export interface ResolvedKitOptions {
   client: GatewayClient | undefined;
   adminStore: AdminStore | undefined;
   fetch: typeof globalThis.fetch | undefined;
+  metrics: { registry?: Registry | undefined };
+  health: { gatewayTimeoutMs?: number | undefined; outboxStuckAfterMs?: number | undefined };
   /** NODE_ENV === 'production' when the kit was created. */
   production: boolean;
 }

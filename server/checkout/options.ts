@@ -153,6 +153,10 @@ const shape = {
   client: z.custom((v) => typeof v === 'object' && v !== null && hasFns((v as { queries?: unknown }).queries, ['transactions']), 'must be a GatewayClient').optional(),
   adminStore: z.custom((v) => hasFns(v, ['recordNotification', 'getPayout', 'getPayoutByTransactionId', 'updatePayout', 'listPayouts']), 'must be an AdminStore').optional(),
   fetch: z.custom(isFn, 'must be a function').optional(),
+  metrics: z.strictObject({
+    registry: z.custom((v) => hasFns(v, ['registerMetric', 'metrics']), 'must be a prom-client Registry').optional(),
+  }).optional(),
+  health: z.strictObject({ gatewayTimeoutMs: ms(100).optional(), outboxStuckAfterMs: ms(1000).optional() }).optional(),
 } satisfies { [K in keyof CheckoutKitOptions]-?: z.ZodType };
 
 // The compiler keeps the schema and the options type in step: a key missing from `shape` or an
@@ -278,6 +282,8 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
     client: o.client,
     adminStore: o.adminStore,
     fetch: o.fetch,
+    metrics: { registry: o.metrics?.registry },
+    health: { ...o.health },
     production,
   };
 }
