@@ -169,7 +169,7 @@ export function resolveAdminOptions(input: unknown): ResolvedAdminOptions {
     }
   }
   return {
-    kit: { client: o.kit.client, engine: o.kit.engine, store: o.kit.store },
+    kit: { client: o.kit.client, engine: o.kit.engine, store: o.kit.store, ...(o.kit.metrics === undefined ? {} : { metrics: o.kit.metrics }) },
     authorize: o.authorize ?? null,
     signIn: o.signIn === undefined ? null : resolveSignIn(o.signIn),
     // The kit's store by default: payout notifications reach the kit, which finds payouts there.

@@ -16,6 +16,7 @@ import { ActionNotAllowedError } from './order-actions.js';
 import { resolveAdminOptions } from './options.js';
 import type { AdminRouterOptions } from './options.js';
 import { registerBatchRoutes } from './routes/batch.js';
+import { registerDashboardRoutes } from './routes/dashboard.js';
 import type { RouteContext } from './routes/context.js';
 import { registerOrderRoutes } from './routes/orders.js';
 import { registerPayoutRoutes } from './routes/payouts.js';
@@ -79,6 +80,7 @@ export function createAdminRouter(input: AdminRouterOptions): AdminRouter {
   registerRefundRoutes(router, ctx);
   registerPayoutRoutes(router, ctx);
   registerSubscriptionRoutes(router, ctx);
+  registerDashboardRoutes(router, ctx);
   router.use((_req, res) => {
     sendError(res, views, 404, 'Not found', 'There is no admin page here.');
   });

@@ -27,7 +27,7 @@ async function listen(app: express.Express | ((req: unknown, res: unknown) => vo
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise<void>((resolve) => {
     server.closeAllConnections();
-    server.close(() => resolve());
+    server.close(() => { resolve(); });
   }));
   return { url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`, server };
 }
@@ -103,7 +103,7 @@ describe('/healthz and /readyz', () => {
     const { url, server } = await listen(express());
     const port = String((server.address() as AddressInfo).port);
     await new Promise<void>((resolve) => {
-      server.close(() => resolve());
+      server.close(() => { resolve(); });
     });
     const { shop } = await kitWith(url);
     const ready = await get(`${shop}/readyz`);
