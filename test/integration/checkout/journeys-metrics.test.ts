@@ -131,4 +131,21 @@ describe('GET /metrics after real journeys', () => {
     expect(s.value('x_total', { a: '1' })).toBe(7);
     expect(s.value('x_total', { b: '3' })).toBe(4);
   });
+
+  it('the pay rate limit: refusals counted, and as a card-testing signal', async () => {
+    const limited = await startHarness({ rateLimit: { limit: 1, windowMs: 60_000 } });
+    try {
+      const { payUrl } = await limited.kit.createPayment(paymentInput(uniqueOrderNo('M-LIMIT')));
+      const post = () => fetch(payUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'payment_method=card' });
+      expect((await post()).status).toBe(403); // through the limit, refused by the CSRF check
+      expect((await post()).status).toBe(429);
+      expect((await post()).status).toBe(429);
+      const s = await scrape(`${limited.shopUrl}/_ops/metrics`);
+      expect(s.value('checkout_rate_limited_total', { limiter: 'pay' })).toBe(2);
+      expect(s.value('checkout_card_testing_suspected_total', { signal: 'rate_limit' })).toBe(2);
+      expect(s.value('checkout_payments_started_total')).toBe(0);
+    } finally {
+      await limited.close();
+    }
+  });
 });
