@@ -77,26 +77,42 @@ export function createKitMetrics(options: KitMetricsOptions = {}): KitMetrics {
 
   if (store !== undefined) {
     // Read when scraped, so every instance reports the shared store's figures.
+    const storeErrors = new Counter({
+      name: 'checkout_metrics_store_errors_total', help: 'Scrapes where the store could not be read (the store gauges kept their last value).', registers,
+    });
+    /** A store that fails must not fail the whole scrape: the other figures matter most then. */
+    const readOrKeep = async (read: () => Promise<void>): Promise<void> => {
+      try {
+        await read();
+      } catch {
+        storeErrors.inc();
+      }
+    };
     new Gauge({
       name: 'checkout_orders_pending', help: `Orders waiting for the gateway's final answer (counted up to ${PENDING_SCAN_LIMIT}).`, registers,
       async collect() {
-        const pending = await store.list({ states: PENDING_STATES, limit: PENDING_SCAN_LIMIT });
-        this.set(pending.length);
+        await readOrKeep(async () => {
+          this.set((await store.list({ states: PENDING_STATES, limit: PENDING_SCAN_LIMIT })).length);
+        });
       },
     });
     new Gauge({
       name: 'checkout_orders_oldest_pending_age_seconds', help: 'Age of the oldest order still pending since its last change (0 when none).', registers,
       async collect() {
-        const [oldest] = await store.listDue({ states: PENDING_STATES, updatedBefore: new Date(Date.now() + 1000), limit: 1 });
-        this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest.updatedAt.getTime()) / 1000));
+        await readOrKeep(async () => {
+          const [oldest] = await store.listDue({ states: PENDING_STATES, updatedBefore: new Date(Date.now() + 1000), limit: 1 });
+          this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest.updatedAt.getTime()) / 1000));
+        });
       },
     });
     new Gauge({
       name: 'checkout_hook_outbox_entries', help: 'Hook calls in the outbox, by status (pending, dead).', labelNames: ['status'], registers,
       async collect() {
-        const counts = await store.countOutbox();
-        this.set({ status: 'pending' }, counts.pending);
-        this.set({ status: 'dead' }, counts.dead);
+        await readOrKeep(async () => {
+          const counts = await store.countOutbox();
+          this.set({ status: 'pending' }, counts.pending);
+          this.set({ status: 'dead' }, counts.dead);
+        });
       },
     });
   }

@@ -73,3 +73,17 @@ describe('createKitMetrics', () => {
     })).toThrow(ConfigError);
   });
 });
+
+describe('a store that cannot be read', () => {
+  it('does not fail the scrape: the other figures are served and the failure is counted', async () => {
+    const store = createMemoryStore();
+    const metrics = createKitMetrics({ store });
+    metrics.notification('applied');
+    store.list = () => Promise.reject(new Error('store closed'));
+    store.countOutbox = () => Promise.reject(new Error('store closed'));
+    const s = parseScrape(await metrics.text());
+    expect(s.value('checkout_notifications_total', { result: 'applied' })).toBe(1);
+    // Counted as the gauges are read: the next scrape shows the failures of this one.
+    expect(parseScrape(await metrics.text()).value('checkout_metrics_store_errors_total')).toBeGreaterThanOrEqual(2);
+  });
+});
