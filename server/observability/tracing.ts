@@ -51,10 +51,14 @@ export function withTraceContext<E extends { payload: Record<string, unknown> }>
   return traceparent === undefined ? entries : entries.map((e) => ({ ...e, payload: { ...e.payload, traceparent } }));
 }
 
-/** Runs `fn` in a span that continues the trace a stored `traceparent` names (a new trace without one). */
+/** Runs `fn` in a span that continues the trace a stored `traceparent` names (without one: in the active span's trace, or untraced). */
 export function inCarriedSpan<T>(traceparent: unknown, name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
   const [, traceId, spanId, flags] = (typeof traceparent === 'string' ? TRACEPARENT_RE.exec(traceparent) : null) ?? [];
-  if (traceId === undefined || spanId === undefined || flags === undefined) return inSpan(name, attributes, fn);
+  if (traceId === undefined || spanId === undefined || flags === undefined) {
+    // Nothing was traced when the change was stored (no SDK): the hook is called as it is, with
+    // no extra turns between its return and the outbox entry's completion.
+    return trace.getActiveSpan() === undefined ? fn() : inSpan(name, attributes, fn);
+  }
   const parent = trace.setSpanContext(context.active(), {
     traceId, spanId, traceFlags: Number.parseInt(flags, 16) & TraceFlags.SAMPLED, isRemote: true,
   });
