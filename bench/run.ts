@@ -23,6 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { benchFile, runJob, runLoad, startChild, useCompiled } from './children.js';
 import { measureFsync } from './disk.js';
 import { ACCOUNT_ID, MERCHANT_ID } from './fixture.js';
+import { metricsNotifyCostPct } from './metrics-cost.js';
 import type { CaptureResult, Finished, GatewayCommand, HostCommand, LoadJob, LoadResult, MemoryResult, OpenedGateway, Prepared, Scenario, SeedJob, SeedOutput, SweepResult } from './protocol.js';
 import { SCENARIOS } from './protocol.js';
 import { notificationRequest } from './seed.js';
@@ -268,6 +269,7 @@ async function main(): Promise<void> {
       rss_mb_peak: memory.rssPeakMb,
       rss_mb_idle: idle.rssNowMb,
       heap_mb_live_max: liveHeap,
+      metrics_notify_cost_pct: await metricsNotifyCostPct(rpsOf('notify')),
     };
     const document = {
       ...results,

@@ -1,8 +1,9 @@
 /**
  * `npm run screenshots`: regenerates the README's screenshots in docs/images/ from a real run of
  * the demo store (temp data directory, sandbox on a free port) in the system Chromium, at a
- * fixed viewport: the pay page, the 3-D Secure challenge, the admin's order page, the admin's
- * orders list at phone width (390 px) and a pay page in Dutch.
+ * fixed viewport: the pay page, the 3-D Secure challenge, the admin's order page and its
+ * dashboard (also at phone width, 390 px, the whole page), the admin's orders list at phone
+ * width and a pay page in Dutch.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,9 +26,9 @@ try {
   mkdirSync(OUT_DIR, { recursive: true });
   const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, locale: 'en-GB' });
   const page = await context.newPage();
-  const shot = async (name: string): Promise<void> => {
+  const shot = async (name: string, fullPage = false): Promise<void> => {
     const path = join(OUT_DIR, `${name}.png`);
-    await page.screenshot({ path });
+    await page.screenshot({ path, fullPage });
     process.stdout.write(`wrote ${path}\n`);
   };
   const { url } = running;
@@ -74,6 +75,12 @@ try {
   await page.getByRole('button', { name: 'Refund' }).click();
   await page.locator('p.flash').waitFor();
   await shot('admin-order');
+
+  await page.goto(`${url}/admin/dashboard`);
+  await shot('admin-dashboard');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await shot('admin-dashboard-phone', true);
 
   // The orders list on a phone: stacked rows keep number, amount, state and card.
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, locale: 'en-GB', storageState: await context.storageState() });

@@ -22,10 +22,11 @@ import type { ReconcileEngine } from './orders/engine-types.js';
 import type { OrderStore } from './orders/store.js';
 import { createSqliteStore, DEFAULT_SQLITE_PATH } from './orders/stores/sqlite.js';
 import { createSweeper, type Sweeper } from './orders/sweeper.js';
+import { createKitOperations, type KitOperations } from './observability/kit-operations.js';
 
 export type { Sweeper } from './orders/sweeper.js';
 
-export interface CheckoutKit {
+export interface CheckoutKit extends KitOperations {
   /** Mount with `app.use('/checkout', kit.router)` (the path of `publicUrl`). */
   router: Router;
   client: GatewayClient;
@@ -70,6 +71,8 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
   const { logger } = options;
   const ownStore = options.store === undefined;
   const store = options.store ?? defaultOrderStore(options);
+  const operations = createKitOperations(options, store);
+  const observer = operations.metrics;
   const client =
     options.client ??
     createGatewayClient({
@@ -85,11 +88,12 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
       ...(options.gateway.payoutAmountUnit === undefined ? {} : { payoutAmountUnit: options.gateway.payoutAmountUnit }),
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       logger,
+      observer,
     });
   const gateway = createGatewayPort(client);
   const instance = randomUUID();
   const { enabled: deliverInBackground, ...outbox } = options.outbox;
-  const engine = createReconcileEngine({ store, hooks: options.hooks, gateway, owner: `checkout-${instance}`, logger, outbox });
+  const engine = createReconcileEngine({ store, hooks: options.hooks, gateway, owner: `checkout-${instance}`, logger, outbox, observer });
   const sweeper = createSweeper({
     engine,
     store,
@@ -103,16 +107,18 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
     refundSettleAfterMs: options.sweeper.refundSettleAfterMs,
     refundFailAfterMs: options.sweeper.refundFailAfterMs,
     logger,
+    observer,
   });
   const tokens = createUrlTokens({ secrets: options.tokenSecrets });
   const adminStore = options.adminStore ?? createMemoryAdminStore();
-  const context: KitContext = { options, client, store, engine, adminStore, tokens, urls: createKitUrls(options.publicUrl, tokens), logger };
+  const context: KitContext = { options, client, store, engine, adminStore, tokens, urls: createKitUrls(options.publicUrl, tokens), logger, observer };
   const router = createCheckoutRouter(context);
   if (options.sweeper.enabled) sweeper.start();
   if (deliverInBackground) engine.outbox.start();
 
   let closed: Promise<void> | null = null;
   return {
+    ...operations,
     router,
     client,
     engine,

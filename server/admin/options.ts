@@ -9,6 +9,7 @@ import { ConfigError } from '../errors.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { Logger } from '../logging.js';
 import { redactingLogger, silentLogger } from '../logging.js';
+import type { KitMetrics } from '../observability/metrics.js';
 import type { ReconcileEngine } from '../orders/engine-types.js';
 import { resolveSignIn, SIGN_IN_FIXES, signInSchema } from './sign-in/options.js';
 import type { ResolvedSignIn, SignInOptions } from './sign-in/options.js';
@@ -35,6 +36,8 @@ export interface AdminKit {
   adminStore?: AdminStore;
   /** A checkout kit's context: its notify URL is the default `payoutNotifyUrl`. */
   context?: { urls: { notify(): string } };
+  /** A checkout kit's metrics: sign-in refusals are counted there, the dashboard reads notification figures. */
+  metrics?: KitMetrics;
 }
 
 export interface AdminRouterOptions {
@@ -171,7 +174,7 @@ export function resolveAdminOptions(input: unknown): ResolvedAdminOptions {
     logger.warn({}, 'admin: adminStore is not the checkout kit\'s adminStore; payout notifications will not update the payouts staff send here');
   }
   return {
-    kit: { client: o.kit.client, engine: o.kit.engine, store: o.kit.store },
+    kit: { client: o.kit.client, engine: o.kit.engine, store: o.kit.store, ...(o.kit.metrics === undefined ? {} : { metrics: o.kit.metrics }) },
     authorize: o.authorize ?? null,
     signIn: o.signIn === undefined ? null : resolveSignIn(o.signIn),
     // The kit's store by default: payout notifications reach the kit, which finds payouts there.

@@ -16,6 +16,7 @@ import { ActionNotAllowedError } from './order-actions.js';
 import { resolveAdminOptions } from './options.js';
 import type { AdminRouterOptions } from './options.js';
 import { registerBatchRoutes } from './routes/batch.js';
+import { registerDashboardRoutes } from './routes/dashboard.js';
 import type { RouteContext } from './routes/context.js';
 import { registerOrderRoutes } from './routes/orders.js';
 import { registerPayoutRoutes } from './routes/payouts.js';
@@ -47,7 +48,7 @@ export function createAdminRouter(input: AdminRouterOptions): AdminRouter {
   const signIn = options.signIn === null ? null : createSignIn({
     // resolveAdminOptions checked that the store has every StaffStore method.
     options: options.signIn, store: options.adminStore as StaffStore, csrf, flash, views, logger: options.logger,
-    allowedOrigins: options.allowedOrigins, basePath,
+    allowedOrigins: options.allowedOrigins, basePath, observer: options.kit.metrics,
   });
   const authorize = signIn?.authorize ?? options.authorize;
   if (authorize === null) throw new Error('createAdminRouter: no authorize after validation');
@@ -79,6 +80,7 @@ export function createAdminRouter(input: AdminRouterOptions): AdminRouter {
   registerRefundRoutes(router, ctx);
   registerPayoutRoutes(router, ctx);
   registerSubscriptionRoutes(router, ctx);
+  registerDashboardRoutes(router, ctx);
   router.use((_req, res) => {
     sendError(res, views, 404, 'Not found', 'There is no admin page here.');
   });

@@ -5,6 +5,7 @@
 import type { AdminStore } from '../admin/store.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { Logger } from '../logging.js';
+import type { KitObserver } from '../observability/observer.js';
 import type { ReconcileEngine } from '../orders/engine-types.js';
 import type { OrderStore } from '../orders/store.js';
 import type { ResolvedKitOptions } from './options-types.js';
@@ -32,6 +33,8 @@ export interface KitContext {
   urls: KitUrls;
   /** Redacting logger. */
   logger: Logger;
+  /** The kit's metrics (absent in contexts built by hand: nothing is counted). */
+  observer?: KitObserver;
 }
 
 /** Absolute URLs under `publicUrl`; tokens go in the path, never the query string. */

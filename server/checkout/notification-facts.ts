@@ -8,13 +8,20 @@
  */
 import type { PayoutRecord, PayoutStatus } from '../admin/store.js';
 import type { NotificationFact } from '../gateway/operations/notifications.js';
+import type { NotificationResult } from '../observability/observer.js';
 import type { Order } from '../orders/types.js';
 import type { KitContext } from './context.js';
 
 export interface Taken {
   status: 'taken' | 'retry';
   reason?: string;
+  /** How it ended, for the notifications metric. */
+  result?: NotificationResult;
 }
+
+const RESULT_OF_APPLY: Readonly<Record<string, NotificationResult>> = {
+  applied: 'applied', noop: 'ignored', duplicate: 'duplicate', mismatch: 'mismatch', rejected: 'rejected',
+};
 
 /** A payout still being submitted may be notified before its transaction id is stored. */
 const SUBMITTING_GRACE_MS = 10 * 60 * 1000;
@@ -31,7 +38,7 @@ async function keepUnmatched(ctx: KitContext, fact: NotificationFact, why: strin
     problem: fact.problem ?? why, summary: fact.summary, receivedAt: new Date(),
   });
   ctx.logger.warn({ ...fact.summary, why }, 'checkout: notification kept as unmatched');
-  return { status: 'taken', reason: kept ? why : 'already kept as unmatched' };
+  return { status: 'taken', reason: kept ? why : 'already kept as unmatched', result: 'unmatched' };
 }
 
 async function takeUnrecognised(ctx: KitContext, fact: NotificationFact, order: Order): Promise<Taken> {
@@ -47,7 +54,7 @@ async function takeUnrecognised(ctx: KitContext, fact: NotificationFact, order: 
   const recorded = await ctx.engine.record(order.id, {
     type: 'notification_unrecognised', source: 'notify', actor: 'gateway', dedupeKey: fact.dedupeKey, data: { ...fact.summary, problem },
   });
-  return { status: 'taken', reason: recorded.appended ? problem : 'already recorded' };
+  return { status: 'taken', reason: recorded.appended ? problem : 'already recorded', result: recorded.appended ? 'unrecognised' : 'duplicate' };
 }
 
 function payoutStatusOf(fact: NotificationFact): PayoutStatus | null {
@@ -145,7 +152,7 @@ async function payoutHook(ctx: KitContext, payout: PayoutRecord, from: PayoutSta
 
 /** Takes one verified notification. Throws only for store or gateway failures (the caller answers 503). */
 export async function takeNotification(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
-  if (fact.kind === 'payout') return takePayout(ctx, fact);
+  if (fact.kind === 'payout') return { result: 'payout', ...(await takePayout(ctx, fact)) };
   const order = await findNotifiedOrder(ctx, fact.orderNo, fact.transactionId);
   if (order === null) return keepUnmatched(ctx, fact, 'no order has this order_no or transaction_id');
   if (fact.kind === 'unrecognised') return takeUnrecognised(ctx, fact, order);
@@ -172,5 +179,5 @@ export async function takeNotification(ctx: KitContext, fact: NotificationFact):
   }, { known: order });
   if (result.status === 'busy' || result.unconfirmed === true) return { status: 'retry', reason: result.reason ?? result.status };
   if (result.status === 'not_found') return keepUnmatched(ctx, fact, 'the order no longer exists');
-  return { status: 'taken', reason: result.reason ?? result.status };
+  return { status: 'taken', reason: result.reason ?? result.status, result: RESULT_OF_APPLY[result.status] ?? 'applied' };
 }

@@ -15,6 +15,8 @@ import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { NotificationError } from '../errors.js';
 import { summarizeNotification, type NotificationFact } from '../gateway/operations/notifications.js';
+import { inSpan } from '../observability/tracing.js';
+import type { NotificationResult } from '../observability/observer.js';
 import type { KitContext } from './context.js';
 import { sendNoStore } from './no-store.js';
 import { HttpError, readPostedBody } from './notify-body.js';
@@ -45,11 +47,17 @@ export function createNotifyRoutes(ctx: KitContext, router: Router = Router()): 
     });
   }
 
-  router.post('/notify', async (req, res) => {
+  router.post('/notify', (req, res) => inSpan('checkout notify', {}, (span) => handle(req, res, (result) => {
+    span.setAttribute('checkout.notification.result', result);
+    ctx.observer?.notification(result);
+  })));
+
+  async function handle(req: Request, res: Response, observe: (result: NotificationResult) => void): Promise<void> {
     let f: Record<string, string>;
     try {
       f = (await readPostedBody(req, NOTIFY_BODY_LIMIT)).fields;
     } catch (err) {
+      observe('unreadable');
       reply(res, err instanceof HttpError ? err.status : 400, 'unreadable body');
       return;
     }
@@ -60,6 +68,7 @@ export function createNotifyRoutes(ctx: KitContext, router: Router = Router()): 
     } catch (err) {
       if (!(err instanceof NotificationError)) throw err;
       const account = err.code === 'ERR_NOTIFICATION_ACCOUNT';
+      observe(account ? 'other_account' : 'refused_signature');
       await reject(req, f, account ? 'other_account' : 'bad_signature');
       reply(res, account ? 403 : 401, account ? 'not this merchant account' : 'invalid signature');
       return;
@@ -68,13 +77,15 @@ export function createNotifyRoutes(ctx: KitContext, router: Router = Router()): 
     try {
       const taken = await takeNotification(ctx, fact);
       ctx.logger.info({ kind: fact.kind, type: fact.type, orderNo: fact.orderNo, taken: taken.status, reason: taken.reason }, 'checkout: notification handled');
+      observe(taken.status === 'retry' ? 'retry' : (taken.result ?? 'applied'));
       if (taken.status === 'retry') reply(res, 503, 'try again later');
       else reply(res, 200, 'OK');
     } catch (err) {
       // Gateway unreachable while confirming, or the store failed: nothing durable, so retry.
+      observe('error');
       ctx.logger.error({ orderNo: fact.orderNo, err }, 'checkout: notification not settled');
       reply(res, 503, 'try again later');
     }
-  });
+  }
   return router;
 }

@@ -4,6 +4,7 @@
  */
 import type { Request, Response } from 'express';
 import type { Store as RateLimitStore } from 'express-rate-limit';
+import type { Registry } from 'prom-client';
 import type { AdminStore, PayoutRecord, PayoutStatus } from '../admin/store.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { SignatureRecipe, SignedOperation } from '../gateway/signing.js';
@@ -150,6 +151,10 @@ export interface CheckoutKitOptions {
    * the kit's own page. Must answer the request.
    */
   payPage?: (req: Request, res: Response, page: PayPageRender) => void | Promise<void>;
+  /** Prometheus metrics (docs/operations.md): the shop's own prom-client Registry; default a new one (`kit.metrics.registry`). */
+  metrics?: { registry?: Registry };
+  /** `kit.health()` (docs/operations.md): gateway probe timeout (default 2000 ms), outbox overdue limit (default 300000 ms). */
+  health?: { gatewayTimeoutMs?: number; outboxStuckAfterMs?: number };
 }
 
 export interface ResolvedKitOptions {
@@ -178,6 +183,8 @@ export interface ResolvedKitOptions {
   i18n: Catalogue;
   shopUrl: string | undefined;
   payPage: CheckoutKitOptions['payPage'];
+  metrics: { registry?: Registry | undefined };
+  health: { gatewayTimeoutMs?: number | undefined; outboxStuckAfterMs?: number | undefined };
   /** NODE_ENV === 'production' when the kit was created. */
   production: boolean;
 }

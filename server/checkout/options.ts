@@ -165,6 +165,10 @@ const shape = {
   translations: z.record(z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'keys must be language tags'), z.record(z.string(), z.unknown())).optional(),
   shopUrl: url.optional(),
   payPage: z.custom(isFn, 'must be a function').optional(),
+  metrics: z.strictObject({
+    registry: z.custom((v) => hasFns(v, ['registerMetric', 'metrics']), 'must be a prom-client Registry').optional(),
+  }).optional(),
+  health: z.strictObject({ gatewayTimeoutMs: ms(100).optional(), outboxStuckAfterMs: ms(1000).optional() }).optional(),
 } satisfies { [K in keyof CheckoutKitOptions]-?: z.ZodType };
 
 // The compiler keeps the schema and the options type in step: a key missing from `shape` or an
@@ -296,6 +300,8 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
     i18n: createCatalogue({ defaultLocale: o.locale, translations: o.translations }),
     shopUrl: o.shopUrl,
     payPage: o.payPage,
+    metrics: { registry: o.metrics?.registry },
+    health: { ...o.health },
     production,
   };
 }

@@ -28,6 +28,7 @@ import { createAssetRoutes } from './render-assets.js';
 import { createPayPages } from './render-pages.js';
 import { compileView, sendPage, translatorOf } from './render.js';
 import { cspMiddleware } from './security/csp.js';
+import { observePayStarted, requestSpan } from '../observability/tracing.js';
 import { payRateLimit, RATE_LIMIT_MESSAGE } from './security/rate-limit.js';
 import { seeOtherNoStore } from './no-store.js';
 
@@ -113,6 +114,8 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
     ...ctx.options.rateLimit,
     onLimited: (req, res) => {
       ctx.logger.warn({ ip: req.ip, path: req.baseUrl }, 'Pay rate limit reached');
+      ctx.observer?.rateLimited('pay');
+      ctx.observer?.cardTestingSuspected('rate_limit');
       pages.error(req, res, 429, { heading: 'Too many attempts', message: RATE_LIMIT_MESSAGE });
     },
   });
@@ -189,6 +192,7 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
   router.post(
     '/pay/:token',
     cspMiddleware(formActions),
+    requestSpan('checkout pay'),
     limiter,
     readForm,
     async (req, res) => {
@@ -215,6 +219,7 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
       const repeated = repeatedFieldErrors(repeatedFields.get(req) ?? []);
       if (Object.keys(repeated).length > 0) {
         ctx.logger.warn({ orderId: order.id, fields: Object.keys(repeated) }, 'Pay form refused: a field was sent more than once');
+        ctx.observer?.cardTestingSuspected('repeated_fields');
         await renderForm(req, res, order, { values, errors: repeated }, 400);
         return;
       }
@@ -238,6 +243,7 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
         seeOtherNoStore(res, ctx.urls.result(order.id));
         return;
       }
+      observePayStarted(ctx.observer, parsed.body.method);
       await prepared.run({ ctx, req, res, order: submitted, data, pages });
     },
   );

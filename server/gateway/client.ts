@@ -20,6 +20,7 @@ import type { UpdateOrdersResultElement } from './schemas/batch.js';
 import { resolveRecipes, SIGNED_OPERATIONS, type SignatureRecipe, type SignedOperation } from './signing.js';
 import { fetchTransport, nodeTransport } from './transport.js';
 import { DEFAULT_JSON_CONTENT_TYPE } from './wire.js';
+import type { KitObserver } from '../observability/observer.js';
 
 export interface GatewayClientOptions {
   /** e.g. https://gateway.example/ (test and live accounts have separate base URLs). */
@@ -42,6 +43,8 @@ export interface GatewayClientOptions {
   /** Overrides of the signature recipes, per operation. */
   recipes?: Partial<Record<SignedOperation, SignatureRecipe>>;
   logger?: Logger;
+  /** Counts and times each gateway request (the kit passes its metrics). */
+  observer?: KitObserver;
   /** Retries of the two reads (query, refund search); default 3 attempts, 200 ms base delay. */
   readRetries?: RetryPolicy;
   /** Check amount = item_total + shipping + … − discount before sending; default false. */
@@ -88,7 +91,7 @@ export interface GatewayClient {
 /** Every option name; the compiler keeps this in step with GatewayClientOptions. */
 const OPTION_NAMES: Record<keyof GatewayClientOptions, true> = {
   baseUrl: true, merchantId: true, accountId: true, signKey: true, verifyKeys: true, fetch: true, timeoutMs: true,
-  jsonContentType: true, recipes: true, logger: true, readRetries: true, checkAmountComponents: true, batchConcurrency: true,
+  jsonContentType: true, recipes: true, logger: true, observer: true, readRetries: true, checkAmountComponents: true, batchConcurrency: true,
   requireReplySignatures: true, payoutAmountUnit: true,
 };
 const KNOWN_OPTIONS = new Set(Object.keys(OPTION_NAMES));
@@ -158,6 +161,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       // Nothing to redact for when nothing is logged: the silent logger stays as it is.
       logger: options.logger === undefined || options.logger === silentLogger ? silentLogger : redactingLogger(options.logger),
       readRetries,
+      observer: options.observer,
     },
     merchantId: options.merchantId,
     accountId: options.accountId,

@@ -7,6 +7,8 @@
 import type { z } from 'zod';
 import { GatewayError, KitError, ProtocolError, TransportError, type ErrorCode } from '../errors.js';
 import { maskCardNumbers, redact, silentLogger, type Logger } from '../logging.js';
+import { observeGatewayCall } from '../observability/gateway-calls.js';
+import type { KitObserver } from '../observability/observer.js';
 import { GATEWAY_ERROR_CODES } from './codes.js';
 import { gatewayErrorBodySchema, zodIssuesToFields } from './schemas/common.js';
 import { TransportFailure, type Transport, type TransportReply } from './transport.js';
@@ -29,6 +31,8 @@ export interface CoreConfig {
   logger: Logger;
   readRetries: RetryPolicy;
   sleep?: (ms: number) => Promise<void>;
+  /** Counts and times every attempt (metrics); spans are made either way. */
+  observer?: KitObserver | undefined;
 }
 
 export interface CallOptions {
@@ -184,7 +188,7 @@ export async function send(config: CoreConfig, call: WireCall): Promise<WireRepl
   const sleep = config.sleep ?? defaultSleep;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await sendOnce(config, call, attempt);
+      return await observeGatewayCall(config.observer, call.operation, attempt, () => sendOnce(config, call, attempt));
     } catch (error) {
       if (attempt >= attempts || !isRetriable(error)) throw error;
       const delayMs = backoffDelay(config.readRetries, attempt);

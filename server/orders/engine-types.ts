@@ -4,6 +4,7 @@
  */
 import type { PaymentOutcome } from '../gateway/codes.js';
 import type { Logger } from '../logging.js';
+import type { KitObserver } from '../observability/observer.js';
 import type { RefundStatus } from './refunds.js';
 import type { OutboxDispatcher, OutboxDispatcherOptions } from './outbox-dispatcher.js';
 import type { AppendResult, OrderStore } from './store.js';
@@ -225,7 +226,9 @@ export interface ReconcileEngineOptions {
   logger?: Logger;
   now?: () => Date;
   /** The hook outbox's dispatcher settings (interval, lease, retries); the engine creates it. */
-  outbox?: Omit<OutboxDispatcherOptions, 'store' | 'hooks' | 'logger' | 'owner'>;
+  outbox?: Omit<OutboxDispatcherOptions, 'store' | 'hooks' | 'logger' | 'owner' | 'observer'>;
+  /** Told of every payment that reaches a final state, and (through the outbox) of failed hooks. */
+  observer?: KitObserver;
 }
 
 export interface ReconcileEngine {

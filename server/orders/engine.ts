@@ -10,6 +10,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../logging.js';
+import { reportChange } from '../observability/engine-events.js';
+import { withTraceContext } from '../observability/tracing.js';
 import { CONFIRMABLE_OUTCOMES, answerIsBehind, factEvent, factFromAnswer, mismatchOf, withGatewayAnswer, withoutMismatchReasons } from './engine-facts.js';
 import type { EventContext } from './engine-facts.js';
 import type { ApplyOptions, ApplyResult, GatewayOrderFact, PaymentFact, ReconcileEngine, ReconcileEngineOptions } from './engine-types.js';
@@ -68,11 +70,12 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
   const now = options.now ?? ((): Date => new Date());
   const locks = createOrderLocks({ store, leaseMs: options.leaseMs ?? 30_000, waitMs: options.leaseWaitMs ?? 2_000, logger });
   let calls = 0;
-  const outbox = createOutboxDispatcher({ ...options.outbox, store, hooks, logger, owner: `${owner}-outbox` });
+  const outbox = createOutboxDispatcher({ ...options.outbox, store, hooks, logger, owner: `${owner}-outbox`, observer: options.observer });
   /** The hook calls a change owes, for the compare-and-set that stores it. */
   const owing = (change: StoredChange): TransitionExtras | undefined => {
     const entries = owedHooks(hooks, change);
-    return entries.length > 0 ? { outbox: entries } : undefined;
+    // Each entry carries the trace of the change, so the hook's delivery joins it.
+    return entries.length > 0 ? { outbox: withTraceContext(entries) } : undefined;
   };
   /** Adds a ledger step's refund rows to what the compare-and-set writes. */
   const withRefunds = (extras: TransitionExtras | undefined, step: { upserts: TransitionExtras['refunds'] } | null): TransitionExtras | undefined =>
@@ -256,6 +259,8 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     if (settled.change?.attention !== undefined) {
       logger.warn({ orderId: found.id, orderNo: found.orderNo, source: fact.source, attention: settled.change.attention }, 'Order flagged for attention');
     }
+    reportChange(options.observer, settled.result.order, settled.before);
+    reportChange(options.observer, settled.result.order, settled.change);
     // Delivered now, so the caller answers after its hooks ran; the loop retries what fails.
     const owed = [settled.before, settled.change].some((c) => c !== undefined && owedHooks(hooks, c).length > 0);
     if (owed) await outbox.deliver(found.id);

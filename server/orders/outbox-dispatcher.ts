@@ -22,6 +22,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { redact, silentLogger } from '../logging.js';
 import type { Logger } from '../logging.js';
+import type { KitObserver } from '../observability/observer.js';
+import { inCarriedSpan } from '../observability/tracing.js';
 import type { OrderHooks } from './engine-types.js';
 import { callHook, entryStates } from './hooks.js';
 import type { OrderStore, OutboxEntry } from './store.js';
@@ -51,6 +53,8 @@ export interface OutboxDispatcherOptions {
    */
   waitMs?: number;
   now?: () => Date;
+  /** Told of every failed delivery. */
+  observer?: KitObserver | undefined;
 }
 
 export interface OutboxDispatcher {
@@ -112,6 +116,7 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
     const gaveUp = attempts >= settings.maxAttempts;
     const retryInMs = gaveUp ? null : Math.min(settings.maxBackoffMs, settings.backoffMs * 2 ** (attempts - 1));
     const context = { orderId: entry.orderId, orderNo: entry.order.orderNo, hook: entry.hook, eventId: entry.id, attempts, err: redact(error) };
+    options.observer?.hookFailed(entry.hook, gaveUp);
     if (gaveUp) logger.error(context, 'Order hook failed for the last time: given up');
     else logger.error({ ...context, retryInMs }, 'Order hook failed');
     const safe = String(redact(message));
@@ -172,7 +177,9 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
       const stopRenewing = renewWhileInFlight(orderId);
       try {
         const inside = new Set(delivering.getStore()).add(entry.orderId);
-        await delivering.run(inside, () => callHook(hooks, entry));
+        // In the trace of the change that owed the call (its payload's traceparent).
+        const attributes = { 'checkout.hook': entry.hook, 'checkout.hook.attempt': entry.attempts + 1 };
+        await delivering.run(inside, () => inCarriedSpan(entry.payload.traceparent, `hook ${entry.hook}`, attributes, () => callHook(hooks, entry)));
         delivered = true;
       } catch (error) {
         delivered = false;

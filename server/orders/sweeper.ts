@@ -12,6 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { redact, silentLogger } from '../logging.js';
 import type { Logger } from '../logging.js';
+import type { KitObserver } from '../observability/observer.js';
+import { inSpan } from '../observability/tracing.js';
 import { factFromAnswer } from './engine-facts.js';
 import type { ApplyResult, GatewayOrderFact, GatewayPort, ReconcileEngine } from './engine-types.js';
 import type { OrderStore } from './store.js';
@@ -48,6 +50,8 @@ export interface SweeperOptions {
   refundFailAfterMs?: number;
   logger?: Logger;
   now?: () => Date;
+  /** Told of every run's figures (metrics). */
+  observer?: KitObserver;
 }
 
 export interface SweepReport {
@@ -228,7 +232,10 @@ export function createSweeper(options: SweeperOptions): Sweeper {
           next.catch(() => undefined);
         }
         const answers = await current.answers;
-        if (answers !== null) await settleBatch(current.fresh, answers, report, held);
+        if (answers !== null) {
+          const batch = current.fresh;
+          await inSpan('sweeper batch', { 'checkout.sweeper.orders': batch.length }, () => settleBatch(batch, answers, report, held));
+        }
       }
     } finally {
       // A claim still in flight adds to `held`: let it land so its leases are released too.
@@ -258,6 +265,7 @@ export function createSweeper(options: SweeperOptions): Sweeper {
       report.errors++;
       logger.error({ err: redact(error) }, 'Sweeper could not look at pending refunds');
     }
+    options.observer?.sweepFinished(report);
     if (report.claimed > 0 || report.errors > 0 || report.refunds !== undefined) logger.info({ ...report }, 'Sweeper run finished');
     return report;
   }

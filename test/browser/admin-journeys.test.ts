@@ -134,4 +134,26 @@ describe.skipIf(!HAS_CHROMIUM)('staff journeys in the demo store admin (Chromium
     expect([...shopper.problems, ...staff.problems]).toEqual([]);
     await Promise.all([shopper.close(), staff.close()]);
   });
+
+  it('the dashboard on a phone: the payment just made counted, the chart fits 390 px, nothing scrolls sideways', async () => {
+    const shopper = await newShopper(browser);
+    const orderId = await buyWithCard(shopper.page, auto, 'MUG-STONE');
+    await waitForState(auto, orderId, ['paid']);
+
+    const staff = await newShopper(browser, { width: 390, height: 844 });
+    await signInAsStaff(staff.page, auto);
+    await staff.page.getByRole('link', { name: 'Dashboard' }).click();
+    await staff.page.waitForURL(`${auto.url}/admin/dashboard`);
+    expect(await staff.page.locator('h1').textContent()).toBe('Dashboard');
+    const paidToday = Number(await staff.page.locator('table.dash-table').first().locator('tr[data-method="card"] td[data-outcome="paid"]').textContent());
+    expect(paidToday).toBeGreaterThanOrEqual(1);
+    const chart = await staff.page.locator('svg.chart-svg').first().boundingBox();
+    expect(chart).not.toBeNull();
+    expect(chart!.width).toBeGreaterThan(300);
+    expect(chart!.x + chart!.width).toBeLessThanOrEqual(390);
+    expect(await staff.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await staff.screenshot('admin-dashboard-phone');
+    expect([...shopper.problems, ...staff.problems]).toEqual([]);
+    await Promise.all([shopper.close(), staff.close()]);
+  });
 });

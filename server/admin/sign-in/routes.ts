@@ -8,6 +8,7 @@
 import type { Request, Response, Router } from 'express';
 import type { Csrf } from '../../checkout/security/csrf.js';
 import type { Logger } from '../../logging.js';
+import type { KitObserver } from '../../observability/observer.js';
 import { BodyTooLargeError, first, readForm, type FormFields } from '../body.js';
 import type { FlashCodec } from '../flash.js';
 import type { Staff } from '../options.js';
@@ -33,6 +34,8 @@ export interface SignInDeps {
   logger: Logger;
   allowedOrigins: ReadonlySet<string>;
   basePath: (req: Request) => string;
+  /** Counts sign-ins refused by the throttle. */
+  observer?: KitObserver | undefined;
 }
 
 export interface SignIn {
@@ -111,6 +114,7 @@ export function createSignIn(deps: SignInDeps): SignIn {
       if (retryAfter !== null) {
         // Only a configured id is logged: what was typed as a name could be anything, a card number too.
         logger.warn({ account: directory.lookup(user) ?? '(unknown)', ip: req.ip }, 'admin: sign-in refused, too many failed attempts');
+        deps.observer?.rateLimited('admin_sign_in');
         tooMany(res, views, retryAfter);
         return;
       }

@@ -103,6 +103,8 @@ export async function startHarness(kitOptions: Partial<CheckoutKitOptions> = {})
     else shopMiddleware(req, res, next);
   });
   app.use('/checkout', kit.router);
+  // Operations endpoints, as a shop would mount them on an internal port.
+  app.use('/_ops', kit.metricsRouter, kit.healthRouter);
 
   return {
     sandbox,
