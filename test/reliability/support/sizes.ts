@@ -53,6 +53,6 @@ export const REDUCED: Size = {
   outbox: { orders: 6 },
   load: { shoppers: 20, durationMs: 5_000 },
   fuzz: { casesPerRoute: 120 },
-  security: { rateLimit: 5, signIn: { perAccount: 5, whileLocked: 3, windowMs: 10_000, sessionTtlMs: 5000 } },
+  security: { rateLimit: 5, signIn: { perAccount: 5, whileLocked: 3, windowMs: 20_000, sessionTtlMs: 5000 } },
   refunds: { orders: 4, parallel: 10, copies: 2, ordersInFlight: 2 },
 };
