@@ -25,7 +25,9 @@ export async function startDemoStore(
   },
 ): Promise<RunningDemoStore> {
   const { port = 3000, host = '127.0.0.1', urlHost, publicUrl, ...rest } = options;
-  const server = createServer();
+  // Idle connections outlive a proxy's usual 60 s, so a busy store is not flooded with reconnects
+  // (docs/checkout.md, "Serving it under load").
+  const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
