@@ -15,7 +15,7 @@ export const CHART_DAYS = 14;
 const ACCEPTED: ReadonlySet<OrderState> = new Set(['authorized', 'paid', 'partially_refunded', 'refunded', 'chargeback']);
 const OPEN: ReadonlySet<OrderState> = new Set(['created', 'pending', 'requires_action', 'in_review']);
 const DAY_MS = 86_400_000;
-/** Enough for a busy small shop; beyond it the chart says it is partial. */
+/** Enough for a busy small shop; beyond it the chart and the dashboard say they are partial. */
 const MAX_ORDERS = 20_000;
 const PAGE = 500;
 
@@ -112,19 +112,22 @@ export function chartModel(days: ChartDay[], partial = false): ChartModel {
   };
 }
 
-/** Reads the last 14 days of orders from the store (newest first, paged) and builds the model. */
-export async function loadChart(store: OrderStore, now: Date): Promise<ChartModel> {
-  const createdFrom = new Date(startOfUtcDay(now) - (CHART_DAYS - 1) * DAY_MS);
+/**
+ * Orders created since `createdFrom`, newest first, read page by page up to a cap; `partial`
+ * says the cap was reached. The chart and the dashboard share it.
+ */
+export async function listOrdersSince(store: OrderStore, createdFrom: Date): Promise<{ orders: Order[]; partial: boolean }> {
   const orders: Order[] = [];
-  let partial = false;
   for (let offset = 0; ; offset += PAGE) {
     const page = await store.list({ createdFrom, limit: PAGE, offset });
     orders.push(...page);
-    if (page.length < PAGE) break;
-    if (orders.length >= MAX_ORDERS) {
-      partial = true;
-      break;
-    }
+    if (page.length < PAGE) return { orders, partial: false };
+    if (orders.length >= MAX_ORDERS) return { orders, partial: true };
   }
+}
+
+/** Reads the last 14 days of orders from the store (newest first, paged) and builds the model. */
+export async function loadChart(store: OrderStore, now: Date): Promise<ChartModel> {
+  const { orders, partial } = await listOrdersSince(store, new Date(startOfUtcDay(now) - (CHART_DAYS - 1) * DAY_MS));
   return chartModel(chartDays(orders, now), partial);
 }

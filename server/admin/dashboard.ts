@@ -8,12 +8,10 @@ import type { KitMetrics } from '../observability/metrics.js';
 import { declineFamily } from '../observability/observer.js';
 import type { OrderStore } from '../orders/store.js';
 import type { Order, OrderState } from '../orders/types.js';
+import { listOrdersSince } from './chart.js';
 import { dashboardChart, WEEK_DAYS, type DashboardChart } from './dashboard-chart.js';
 
 const DAY_MS = 86_400_000;
-const PAGE = 500;
-/** Enough for a busy small shop; beyond it the page says the figures are partial. */
-const MAX_ORDERS = 20_000;
 
 export const OUTCOMES = ['paid', 'declined', 'failed', 'cancelled', 'expired', 'open'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -106,17 +104,7 @@ async function notificationResults(metrics: KitMetrics | undefined): Promise<Das
 export async function loadDashboard(store: OrderStore, metrics: KitMetrics | undefined, now: Date): Promise<DashboardModel> {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const createdFrom = new Date(today - (WEEK_DAYS - 1) * DAY_MS);
-  const orders: Order[] = [];
-  let partial = false;
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await store.list({ createdFrom, limit: PAGE, offset });
-    orders.push(...page);
-    if (page.length < PAGE) break;
-    if (orders.length >= MAX_ORDERS) {
-      partial = true;
-      break;
-    }
-  }
+  const { orders, partial } = await listOrdersSince(store, createdFrom);
   const [oldestPending, notifications] = await Promise.all([
     store.listDue({ states: ['pending', 'requires_action', 'in_review'], updatedBefore: new Date(now.getTime() + 1000), limit: 10 }),
     notificationResults(metrics),
