@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Staff } from '../../reliability/support/refund-race.js';
 import { createAdminRouter, createMemoryAdminStore } from '../../../server/admin/index.js';
 import { ADMIN_CSRF_SECRET, capturingLogger, startShop, type Shop } from '../../reliability/support/shop.js';
+import { payoutWithLostAnswer } from './support.js';
 
 let shop: Shop;
 beforeAll(async () => {
@@ -20,18 +21,7 @@ afterAll(async () => {
 describe('a payout notified before its lost answer', () => {
   it('stays completed, as the gateway says', async () => {
     const staff = new Staff(shop, 'payer');
-    const page = await staff.get('/payouts');
-    const requestId = /name="request_id" value="([0-9a-f-]{36})"/.exec(page.text)?.[1] ?? '';
-    shop.sandbox.faults.add({ kind: 'timeout', operation: 'payout', times: 1 });
-    const res = await staff.post('/payouts', {
-      request_id: requestId, payment_amount: '10.00', payment_currency: 'EUR', payment_method: 'SWIFT', fee_paid_by: 'PAYER',
-      swift_charge_option: 'SHARED', fund_source: 'DepositAccount', reason: 'Refund of a deposit', reference: 'DEP-1',
-      'beneficiary.entity_type': 'COMPANY', 'beneficiary.company_name': 'Tea Leaves Ltd', 'beneficiary.address.country_code': 'GB',
-      'beneficiary.bank_details.account_name': 'Tea Leaves Ltd', 'beneficiary.bank_details.bank_country_code': 'GB',
-      'payer.entity_type': 'COMPANY', 'payer.address.country_code': 'DE',
-    });
-    expect(res.status).toBe(303);
-    await shop.sandbox.notifier.flush();
+    const requestId = await payoutWithLostAnswer(shop, staff, 'DEP-1');
     await sleep(50);
     const delivered = shop.sandbox.ledger.notifications().filter((n) => n.fields.request_id === requestId || n.fields.webhooks_type === 'payout');
     expect(delivered.length).toBeGreaterThan(0);

@@ -1,10 +1,12 @@
 /**
  * Shared pieces of the hostile tests: a paid order in any currency, the sandbox's notifications
- * for an order, posting one to the shop, and a refund made at the gateway behind the kit's back.
+ * for an order, posting one to the shop, a refund made at the gateway behind the kit's back, and a
+ * payout whose answer is lost.
  */
 import { signMessage } from '../../../server/gateway/signing.js';
 import type { Order } from '../../../server/orders/types.js';
 import { cardPayment } from '../../reliability/support/orders.js';
+import type { Staff } from '../../reliability/support/refund-race.js';
 import type { Shop } from '../../reliability/support/shop.js';
 
 export const APPROVE = '4242424242424242';
@@ -46,4 +48,24 @@ export function resigned(shop: Shop, fields: Record<string, string>, overrides: 
   delete body.encryption_data;
   body.encryption_data = signMessage('notification', body, shop.signKey);
   return body;
+}
+
+/**
+ * Staff send a 10.00 EUR payout from the admin while the gateway's answer is lost (a timeout
+ * fault): the gateway makes it and only its notification tells the shop. Returns the request id.
+ */
+export async function payoutWithLostAnswer(shop: Shop, staff: Staff, reference: string): Promise<string> {
+  const page = await staff.get('/payouts');
+  const requestId = /name="request_id" value="([0-9a-f-]{36})"/.exec(page.text)?.[1] ?? '';
+  shop.sandbox.faults.add({ kind: 'timeout', operation: 'payout', times: 1 });
+  const res = await staff.post('/payouts', {
+    request_id: requestId, payment_amount: '10.00', payment_currency: 'EUR', payment_method: 'SWIFT', fee_paid_by: 'PAYER',
+    swift_charge_option: 'SHARED', fund_source: 'DepositAccount', reason: 'Refund of a deposit', reference,
+    'beneficiary.entity_type': 'COMPANY', 'beneficiary.company_name': 'Tea Leaves Ltd', 'beneficiary.address.country_code': 'GB',
+    'beneficiary.bank_details.account_name': 'Tea Leaves Ltd', 'beneficiary.bank_details.bank_country_code': 'GB',
+    'payer.entity_type': 'COMPANY', 'payer.address.country_code': 'DE',
+  });
+  if (res.status !== 303) throw new Error(`the payout form answered ${String(res.status)}`);
+  await shop.sandbox.notifier.flush();
+  return requestId;
 }
