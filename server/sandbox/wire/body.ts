@@ -6,9 +6,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { readBodyBytes } from '../read-body.js';
-import { badInput, SandboxHttpError } from './http.js';
-import { ERROR_CODES } from './wire/codes.js';
+import { readBodyBytes } from '../../http/read-body.js';
+import { badInput, SandboxHttpError } from '../http.js';
+import { ERROR_CODES } from './codes.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 

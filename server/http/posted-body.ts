@@ -7,7 +7,7 @@
  * and multipart bodies are understood; every value becomes a string.
  */
 import type { Request } from 'express';
-import { readBodyBytes } from '../read-body.js';
+import { readBodyBytes } from './read-body.js';
 
 export class HttpError extends Error {
   readonly status: number;
