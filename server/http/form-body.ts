@@ -1,10 +1,11 @@
 /**
- * Form bodies for the admin's POST routes: url-encoded, or multipart for the CSV upload. The
- * router reads the body itself, so it works whatever body parsers the shop mounted; when a shop
- * parser already consumed the stream, its parsed `req.body` is used instead.
+ * Form bodies for the admin's POST routes: url-encoded, or multipart for the CSV upload, read
+ * through the shared reader (so they work whatever body parsers the shop mounted; when a shop
+ * parser already consumed the stream, its parsed `req.body` is used instead).
  */
 import type { Request } from 'express';
 import { KitError } from '../errors.js';
+import { bodyConsumed, formEntries, readRequestBody } from './read-body.js';
 
 export const MAX_FORM_BYTES = 1024 * 1024;
 
@@ -17,6 +18,11 @@ export class BodyTooLargeError extends KitError {
   }
 }
 
+const BODY_ERRORS = {
+  tooLarge: (): Error => new BodyTooLargeError(),
+  incomplete: (): Error => new KitError('ERR_VALIDATION', 'The form was not sent completely'),
+};
+
 function fromParsed(body: unknown): FormFields | null {
   if (body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return null;
   const out: FormFields = {};
@@ -27,23 +33,6 @@ function fromParsed(body: unknown): FormFields | null {
   return out;
 }
 
-async function readRaw(req: Request): Promise<Buffer> {
-  if (Number(req.headers['content-length'] ?? '0') > MAX_FORM_BYTES) {
-    // Refuse before reading, and let the rest drain: the client then reads the 413 instead of a reset.
-    req.resume();
-    throw new BodyTooLargeError();
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer | string>) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    size += buf.length;
-    if (size > MAX_FORM_BYTES) throw new BodyTooLargeError();
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks);
-}
-
 function add(out: FormFields, key: string, value: string): void {
   (out[key] ??= []).push(value);
 }
@@ -51,29 +40,14 @@ function add(out: FormFields, key: string, value: string): void {
 /** Parses the request's form body once; the result is also left on `req.body` (first values). */
 export async function readForm(req: Request): Promise<FormFields> {
   const parsed = fromParsed(req.body);
-  if (parsed !== null && (req.readableEnded || Object.keys(parsed).length > 0)) return parsed;
-  const header = req.headers['content-type'] ?? '';
-  const type = header.toLowerCase();
-  const raw = req.readableEnded ? Buffer.alloc(0) : await readRaw(req);
+  // A shop parser's result; an empty one counts only when it did read the stream.
+  if (parsed !== null && (bodyConsumed(req) || Object.keys(parsed).length > 0)) return parsed;
+  const body = await readRequestBody(req, MAX_FORM_BYTES, BODY_ERRORS);
+  const type = body.contentType.toLowerCase();
   const out: FormFields = {};
-  if (type.startsWith('multipart/form-data')) {
-    const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': header } }).formData();
-    const files: Promise<void>[] = [];
-    form.forEach((value, key) => {
-      if (typeof value === 'string') add(out, key, value);
-      else {
-        files.push(
-          value.text().then((text) => {
-            add(out, key, text);
-          }),
-        );
-      }
-    });
-    await Promise.all(files);
-  } else if (type.startsWith('application/x-www-form-urlencoded') || type === '') {
-    new URLSearchParams(raw.toString('utf8')).forEach((value, key) => {
-      add(out, key, value);
-    });
+  if (!body.consumed && (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded') || type === '')) {
+    // A file part (the CSV upload) is read as text.
+    for (const [key, value] of await formEntries(body.raw, body.contentType)) add(out, key, typeof value === 'string' ? value : await value.text());
   }
   // The shared CSRF check reads `req.body[field]` as a string.
   req.body = Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v[0] ?? '']));

@@ -1,7 +1,13 @@
 /**
- * Reads a request's body bytes up to a limit, with stream events (an async iterator cost more
- * than the read itself). The one raw reader behind the checkout routes' and the sandbox's body
- * parsers; each says which error a too-large or broken-off body becomes.
+ * The one request body reader behind the checkout's posted bodies (notify, return, pay), the
+ * admin's forms and the sandbox. The routers read bodies themselves, so they work whatever body
+ * parsers the host app mounted before them: when such a parser already consumed the stream, its
+ * `req.body` is handed back instead of bytes. Each caller says which errors a too-large or
+ * broken-off body becomes, and interprets the fields its own way.
+ *
+ * The bytes are read with stream events rather than an async iterator (which cost more than the
+ * read itself) or raw-body (which pauses the stream on a too-large body, so the client sees a
+ * reset instead of the 413).
  */
 import type { IncomingMessage } from 'node:http';
 
@@ -12,10 +18,29 @@ export interface BodyErrors {
   incomplete(): Error;
 }
 
+export type RequestBody =
+  /** Read here: the bytes as sent and the Content-Type header ('' when none). */
+  | { consumed: false; raw: Buffer; contentType: string }
+  /** A host app's parser read the stream first: what it left on `req.body`. */
+  | { consumed: true; parsed: unknown; contentType: string };
+
+/** Name/value pairs in the order sent; a multipart file part is a Blob. */
+export type FormEntry = [name: string, value: string | Blob];
+
+/** True once the stream has been read to its end (by a host app's body parser, say). */
+export function bodyConsumed(req: IncomingMessage): boolean {
+  return req.readableEnded || (req.complete && !req.readable);
+}
+
+export function isMultipart(contentType: string): boolean {
+  return /^multipart\/form-data/i.test(contentType);
+}
+
+/** Reads a request's body bytes up to `limit`. */
 export function readBodyBytes(req: IncomingMessage, limit: number, errors: BodyErrors): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? '0');
   if (declared > limit) {
-    // Say no without reading megabytes.
+    // Say no without reading megabytes; the rest drains, so the client reads the 413, not a reset.
     req.resume();
     return Promise.reject(errors.tooLarge());
   }
@@ -60,4 +85,28 @@ export function readBodyBytes(req: IncomingMessage, limit: number, errors: BodyE
     req.on('error', onError);
     req.on('close', onClose);
   });
+}
+
+/** The body of `req`: its bytes when unread, else what the host app's parser left on `req.body`. */
+export async function readRequestBody(req: IncomingMessage, limit: number, errors: BodyErrors): Promise<RequestBody> {
+  const contentType = req.headers['content-type'] ?? '';
+  if (bodyConsumed(req)) return { consumed: true, parsed: (req as { body?: unknown }).body, contentType };
+  return { consumed: false, raw: await readBodyBytes(req, limit, errors), contentType };
+}
+
+/**
+ * The fields of a multipart body, or of URL-encoded text (any other bytes read as URL-encoded).
+ * Rejects when multipart is malformed.
+ */
+export async function formEntries(body: Buffer | string, contentType: string): Promise<FormEntry[]> {
+  if (isMultipart(contentType)) {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    const form = await new Response(new Uint8Array(bytes), { headers: { 'content-type': contentType } }).formData();
+    const out: FormEntry[] = [];
+    form.forEach((value, key) => {
+      out.push([key, value]);
+    });
+    return out;
+  }
+  return [...new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))];
 }
