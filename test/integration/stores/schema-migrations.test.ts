@@ -22,10 +22,6 @@ let target: Promise<PgTarget> | undefined;
 const open = (): Promise<PgTarget> => (target ??= openPgTarget());
 const schemas: string[] = [];
 
-beforeAll(async () => {
-  await open();
-});
-
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   if (!target) return;
@@ -107,6 +103,11 @@ describe('schema migrations: SQLite databases from earlier releases', () => {
 });
 
 describe('schema migrations: PostgreSQL schemas from earlier releases', () => {
+  // Starting an in-process PostgreSQL takes seconds: do it under the hook timeout, not a test's.
+  beforeAll(async () => {
+    await open();
+  });
+
   it('the order store accepts the old checkout_schema_migrations table and applies only the newer files', async () => {
     const { pool } = await open();
     const schema = uniqueSchema('orders_old');
