@@ -2,7 +2,7 @@
  * Flash messages after a redirect, carried in the query string and signed, so nobody can craft
  * an admin link that shows staff a message the admin never wrote. No session store needed.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmacSigner } from '../http/hmac.js';
 
 export type FlashKind = 'ok' | 'error' | 'warning';
 export interface Flash {
@@ -20,20 +20,17 @@ export interface FlashCodec {
 }
 
 export function createFlashCodec(secret: string): FlashCodec {
-  const key = createHmac('sha256', secret).update('checkout-kit/admin-flash/v1').digest();
-  const mac = (payload: string): Buffer => createHmac('sha256', key).update(payload).digest();
+  const hmac = createHmacSigner({ secrets: secret, context: 'checkout-kit/admin-flash/v1' });
   return {
     encode(flash) {
       const payload = Buffer.from(JSON.stringify({ k: flash.kind, t: flash.text.slice(0, MAX_TEXT) })).toString('base64url');
-      return `flash=${payload}.${mac(payload).toString('base64url')}`;
+      return `flash=${payload}.${hmac.sign(payload)}`;
     },
     decode(value) {
       if (typeof value !== 'string' || value.length > 2000) return null;
       const [payload, provided, ...rest] = value.split('.');
       if (payload === undefined || provided === undefined || rest.length > 0) return null;
-      const given = Buffer.from(provided, 'base64url');
-      const expected = mac(payload);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+      if (!hmac.verify(payload, provided)) return null;
       try {
         const parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { k?: unknown; t?: unknown };
         const kind = parsed.k === 'ok' || parsed.k === 'error' || parsed.k === 'warning' ? parsed.k : null;

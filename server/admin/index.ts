@@ -1,7 +1,8 @@
 export { createAdminRouter } from './router.js';
 export type { AdminRouter } from './router.js';
 export type { AdminGatewayClient, AdminKit, AdminRouterOptions, Staff } from './options.js';
-export { JOB_ACTIONS, JOB_ITEM_STATUSES, createMemoryAdminStore } from './store.js';
+export { JOB_ACTIONS, JOB_ITEM_STATUSES } from './store.js';
+export { createMemoryAdminStore } from './stores/memory.js';
 export type {
   AdminJob, AdminStore, JobAction, JobItem, JobItemStatus, JobItemUpdate, JobStatus, JobSummary, NewJob,
   PayoutPatch, PayoutRecord, PayoutStatus, SavePayoutResult, UnmatchedNotification,

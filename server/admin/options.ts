@@ -16,7 +16,7 @@ import type { ResolvedSignIn, SignInOptions } from './sign-in/options.js';
 import { STAFF_STORE_METHODS } from './staff-store.js';
 import type { OrderStore } from '../orders/store.js';
 import type { AdminStore } from './store.js';
-import { createMemoryAdminStore } from './store.js';
+import { createMemoryAdminStore } from './stores/memory.js';
 
 /** Who is acting. `id` is written as the `actor` of every event the admin records. */
 export interface Staff {

@@ -7,7 +7,7 @@
 import { ValidationError } from '../errors.js';
 import { parseWireAmount } from '../gateway/money.js';
 import type { PayoutInput } from '../gateway/operations/payouts.js';
-import type { FormFields } from './body.js';
+import type { FormFields } from '../http/form-body.js';
 
 export interface PayoutField {
   name: string;

@@ -7,8 +7,8 @@
 import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { ValidationError } from '../errors.js';
-import { createCsrf } from '../checkout/security/csrf.js';
-import { noSniff } from '../checkout/security/no-sniff.js';
+import { createCsrf } from '../http/csrf.js';
+import { noSniff } from '../http/no-sniff.js';
 import { createFlashCodec } from './flash.js';
 import { createJobRunner } from './jobs.js';
 import type { JobRunner } from './jobs.js';

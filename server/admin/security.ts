@@ -5,11 +5,11 @@
  * refused before any handler runs, so it changes nothing.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { cspMiddleware, originOf } from '../checkout/security/csp.js';
-import type { Csrf } from '../checkout/security/csrf.js';
+import { cspMiddleware, originOf } from '../http/csp.js';
+import type { Csrf } from '../http/csrf.js';
 import type { Logger } from '../logging.js';
-import { BodyTooLargeError, readForm } from './body.js';
-import type { FormFields } from './body.js';
+import { BodyTooLargeError, readForm } from '../http/form-body.js';
+import type { FormFields } from '../http/form-body.js';
 import type { FlashCodec } from './flash.js';
 import type { Staff } from './options.js';
 import type { PageContext, Views } from './views.js';

@@ -136,5 +136,4 @@ export interface AdminStore extends Partial<StaffStore> {
   close?(): Promise<void>;
 }
 
-export { createMemoryAdminStore } from './stores/memory.js';
 export type { StaffAccount, StaffSessionRecord, StaffStore } from './staff-store.js';

@@ -11,7 +11,7 @@ export { payFormLocals, formatMoney, type OrderSummary, type PayFormOptions, typ
 export { BUILT_IN_LOCALES, createCatalogue, formatCard, formatDate, negotiateLocale, type Catalogue, type TranslationOverrides, type TranslationTree, type Translator } from '../i18n/index.js';
 export { createAssetRoutes } from './render-assets.js';
 export { deviceData, parseDeviceFields, serverDeviceFields, deviceFormSchema, DEVICE_FIELD_NAMES, type DeviceData } from './device.js';
-export { cspMiddleware, allowFormAction, cspNonce, originOf } from './security/csp.js';
-export { noSniff } from './security/no-sniff.js';
-export { createCsrf, CSRF_FIELD, CSRF_COOKIE, type Csrf, type CsrfOptions } from './security/csrf.js';
-export { payRateLimit, type PayRateLimitOptions } from './security/rate-limit.js';
+export { cspMiddleware, allowFormAction, cspNonce, originOf } from '../http/csp.js';
+export { noSniff } from '../http/no-sniff.js';
+export { createCsrf, CSRF_FIELD, CSRF_COOKIE, type Csrf, type CsrfOptions } from '../http/csrf.js';
+export { payRateLimit, type PayRateLimitOptions } from '../http/rate-limit.js';

@@ -18,8 +18,8 @@ import { summarizeNotification, type NotificationFact } from '../gateway/operati
 import { inSpan } from '../observability/tracing.js';
 import type { NotificationResult } from '../observability/observer.js';
 import type { KitContext } from './context.js';
-import { sendNoStore } from './no-store.js';
-import { HttpError, readPostedBody } from './notify-body.js';
+import { sendNoStore } from '../http/no-store.js';
+import { HttpError, readPostedBody } from '../http/posted-body.js';
 import { findNotifiedOrder, takeNotification } from './notification-facts.js';
 
 export { DEDUPE_FIELDS, notificationDedupeKey, notificationOutcome, refundDedupeKey } from '../gateway/operations/notifications.js';

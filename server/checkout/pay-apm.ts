@@ -6,7 +6,7 @@
  */
 import type { SignedAuthorise } from '../gateway/operations/payments.js';
 import { applyAuthorise, handlePayError, type PayFlow } from './pay-flow.js';
-import { seeOtherNoStore } from './no-store.js';
+import { seeOtherNoStore } from '../http/no-store.js';
 
 export async function payByApm(flow: PayFlow, request: SignedAuthorise): Promise<void> {
   let issuerUrl: string | null;

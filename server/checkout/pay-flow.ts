@@ -11,7 +11,7 @@ import { applyPayFact, classifyPayError } from './pay-outcome.js';
 import { logRefusal } from './refusal-log.js';
 import type { PayOrderData } from './pay-request.js';
 import type { PayPages } from './render-pages.js';
-import { seeOtherNoStore } from './no-store.js';
+import { seeOtherNoStore } from '../http/no-store.js';
 
 export interface PayFlow {
   ctx: KitContext;

@@ -5,7 +5,7 @@
  */
 import type { CheckoutForm } from '../gateway/operations/payments.js';
 import type { PayFlow } from './pay-flow.js';
-import { seeOtherNoStore } from './no-store.js';
+import { seeOtherNoStore } from '../http/no-store.js';
 
 /** `form` was built (and validated) before the order was marked submitted. */
 export function payOnHostedPage(flow: PayFlow, form: CheckoutForm): void {

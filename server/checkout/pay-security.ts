@@ -3,7 +3,7 @@
  * embedding the form), so both issue fields the POST route accepts.
  */
 import type { KitContext } from './context.js';
-import { createCsrf, type Csrf } from './security/csrf.js';
+import { createCsrf, type Csrf } from '../http/csrf.js';
 
 const instances = new WeakMap<KitContext, Csrf>();
 

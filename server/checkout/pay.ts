@@ -14,7 +14,7 @@ import type { CheckoutForm } from '../gateway/operations/payments.js';
 import type { Order } from '../orders/types.js';
 import type { KitContext } from './context.js';
 import { deviceData } from './device.js';
-import { HttpError, readPostedBody } from './notify-body.js';
+import { HttpError, readPostedBody } from '../http/posted-body.js';
 import { payByApm } from './pay-apm.js';
 import { payByCard } from './pay-card.js';
 import type { PayFlow } from './pay-flow.js';
@@ -27,10 +27,10 @@ import { awaitsSubmission, markSubmitted, orderForToken } from './pay-state.js';
 import { createAssetRoutes } from './render-assets.js';
 import { createPayPages } from './render-pages.js';
 import { compileView, sendPage, translatorOf } from './render.js';
-import { cspMiddleware } from './security/csp.js';
+import { cspMiddleware } from '../http/csp.js';
 import { observePayStarted, requestSpan } from '../observability/tracing.js';
-import { payRateLimit, RATE_LIMIT_MESSAGE } from './security/rate-limit.js';
-import { seeOtherNoStore } from './no-store.js';
+import { payRateLimit, RATE_LIMIT_MESSAGE } from '../http/rate-limit.js';
+import { seeOtherNoStore } from '../http/no-store.js';
 
 /** The pay form is small; anything larger is not a pay form. */
 const PAY_BODY_LIMIT = 16 * 1024;

@@ -5,7 +5,7 @@
  */
 import type { Request, Response } from 'express';
 import { compileView, sendPage, translatorOf } from './render.js';
-import { allowFormAction } from './security/csp.js';
+import { allowFormAction } from '../http/csp.js';
 
 export interface RedirectPost {
   /** Absolute http(s) URL the browser POSTs to. */

@@ -10,8 +10,8 @@ import { createCatalogue, type Catalogue, type Translator } from '../i18n/index.
 import type { Order } from '../orders/types.js';
 import { packageFile } from '../package-files.js';
 import { compilePugViews, type View } from '../pug-views.js';
-import { sendNoStore } from './no-store.js';
-import { cspNonce } from './security/csp.js';
+import { sendNoStore } from '../http/no-store.js';
+import { cspNonce } from '../http/csp.js';
 
 /** Absolute path of `views/checkout`. */
 export const CHECKOUT_VIEWS_DIR = packageFile(join('views', 'checkout'));

@@ -11,7 +11,7 @@ import type { OrderStore } from '../orders/store.js';
 import type { Order, OrderState } from '../orders/types.js';
 import type { KitContext } from './context.js';
 import { compileView, sendPage, translatorOf, useOrderLocale, type View } from './render.js';
-import { cspMiddleware } from './security/csp.js';
+import { cspMiddleware } from '../http/csp.js';
 
 /** Seconds between refreshes while the gateway has not answered yet. */
 export const RESULT_REFRESH_SECONDS = 3;

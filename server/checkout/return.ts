@@ -10,10 +10,10 @@ import { Router, type Request, type Response } from 'express';
 import { maskCardNumbers } from '../logging.js';
 import { isFinal } from '../orders/state-machine.js';
 import type { KitContext } from './context.js';
-import { readPostedBody } from './notify-body.js';
+import { readPostedBody } from '../http/posted-body.js';
 import { createMessagePage } from './result.js';
-import { cspMiddleware } from './security/csp.js';
-import { seeOtherNoStore } from './no-store.js';
+import { cspMiddleware } from '../http/csp.js';
+import { seeOtherNoStore } from '../http/no-store.js';
 
 /** The only posted fields kept (card-free, bounded): the rest of the body is ignored. */
 const HINT_FIELDS = ['order_status', 'result_info', 'transaction_id'] as const;

@@ -12,8 +12,8 @@ import { createPayRoutes } from './pay.js';
 import { createMessagePage, createResultRoutes } from './result.js';
 import { catalogueMiddleware } from './render.js';
 import { createReturnRoutes } from './return.js';
-import { cspMiddleware } from './security/csp.js';
-import { noSniff } from './security/no-sniff.js';
+import { cspMiddleware } from '../http/csp.js';
+import { noSniff } from '../http/no-sniff.js';
 
 /** The HTTP status an error asks for (http-errors style `status`, our ValidationError → 400). */
 export function statusOf(err: unknown): number {

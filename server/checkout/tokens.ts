@@ -7,7 +7,7 @@
  * Only URL-safe characters (A–Z a–z 0–9 - _ .): never `&`, which breaks the gateway's signature
  * of a return_url. Several secrets are accepted so they can be rotated; the first one signs.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmacSigner } from '../http/hmac.js';
 
 export const TOKEN_PURPOSES = ['pay', 'return', 'cancel', 'result'] as const;
 export type TokenPurpose = (typeof TOKEN_PURPOSES)[number];
@@ -39,14 +39,9 @@ export interface UrlTokensOptions {
 const MAX_TOKEN_LENGTH = 512;
 const TOKEN_RE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
 
-function mac(secret: string, payload: string): Buffer {
-  return createHmac('sha256', secret).update(payload, 'utf8').digest();
-}
-
 export function createUrlTokens(options: UrlTokensOptions): UrlTokens {
-  const secrets = (typeof options.secrets === 'string' ? [options.secrets] : [...options.secrets]).filter((s) => s.length > 0);
-  const signer = secrets[0];
-  if (signer === undefined) throw new TypeError('createUrlTokens needs at least one non-empty secret');
+  // The secrets sign the payload directly (no context), as they always have: issued tokens stay valid.
+  const hmac = createHmacSigner({ secrets: options.secrets });
   const ttl = { ...DEFAULT_TOKEN_TTL_MS, ...options.ttlMs };
   const now = options.now ?? Date.now;
 
@@ -55,23 +50,14 @@ export function createUrlTokens(options: UrlTokensOptions): UrlTokens {
       if (orderId.length === 0 || orderId.includes('.')) throw new TypeError('orderId must be non-empty and contain no "."');
       const expiry = Math.floor((now() + (ttlMs ?? ttl[purpose])) / 1000);
       const payload = Buffer.from(`${orderId}.${purpose}.${String(expiry)}`, 'utf8').toString('base64url');
-      return `${payload}.${mac(signer, payload).toString('base64url')}`;
+      return `${payload}.${hmac.sign(payload)}`;
     },
 
     verify(token, purpose) {
       if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || !TOKEN_RE.test(token)) return null;
       const dot = token.indexOf('.');
       const payload = token.slice(0, dot);
-      const signature = token.slice(dot + 1);
-      const provided = Buffer.from(signature, 'base64url');
-      // Canonical encoding only: the last character's spare bits must not give a second valid token.
-      if (provided.length !== 32 || provided.toString('base64url') !== signature) return null;
-      let ok = false;
-      // Every secret is checked (no early exit) so timing does not reveal which one matched.
-      for (const secret of secrets) {
-        if (timingSafeEqual(mac(secret, payload), provided)) ok = true;
-      }
-      if (!ok) return null;
+      if (!hmac.verify(payload, token.slice(dot + 1))) return null;
       const parts = Buffer.from(payload, 'base64url').toString('utf8').split('.');
       if (parts.length !== 3) return null;
       const [orderId = '', tokenPurpose, expiry = ''] = parts;

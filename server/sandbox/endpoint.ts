@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from '../logging.js';
-import { readBody } from './body.js';
+import { readBody } from './wire/body.js';
 import type { RequestInfo, SandboxContext } from './context.js';
 import type { FaultTarget, SandboxOperation, StoredFaultRule } from './faults.js';
 import { errorReply, jsonReply, SandboxHttpError, str, writeReply, type Reply } from './http.js';

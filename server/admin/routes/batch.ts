@@ -1,7 +1,7 @@
 /** Batch jobs: the new-job form and job list, starting a job, the job page and resume. */
 import type { Router } from 'express';
 import { ValidationError } from '../../errors.js';
-import { first } from '../body.js';
+import { first } from '../../http/form-body.js';
 import { ACTION_LABELS } from '../gateway-actions.js';
 import { MAX_JOB_ORDERS, parseOrderList } from '../order-list.js';
 import { formOf } from '../security.js';

@@ -6,7 +6,7 @@ import { zodIssuesToFields } from '../../gateway/schemas/common.js';
 import { ORDER_STATES } from '../../orders/types.js';
 import type { Refund } from '../../orders/refunds.js';
 import type { Order, OrderEvent } from '../../orders/types.js';
-import { first } from '../body.js';
+import { first } from '../../http/form-body.js';
 import { loadChart } from '../chart.js';
 import { formatDateTime, formatMoney } from '../format.js';
 import { ACTION_LABELS, ACTION_STATES, refundableOf } from '../gateway-actions.js';

@@ -10,7 +10,7 @@ import { ValidationError, isKitError } from '../../errors.js';
 import { payoutInputSchema } from '../../gateway/operations/payouts.js';
 import type { PayoutResult } from '../../gateway/operations/payouts.js';
 import { zodIssuesToFields } from '../../gateway/schemas/common.js';
-import { first } from '../body.js';
+import { first } from '../../http/form-body.js';
 import { isOutcomeUnknown } from '../gateway-actions.js';
 import { PAYOUT_FIELDSETS, beneficiaryLabel, buildPayoutInput, payoutValues } from '../payout-form.js';
 import { formOf } from '../security.js';

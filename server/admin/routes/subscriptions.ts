@@ -9,7 +9,7 @@ import { ValidationError, isKitError } from '../../errors.js';
 import { zodIssuesToFields } from '../../gateway/schemas/common.js';
 import type { OrderStore } from '../../orders/store.js';
 import type { Order } from '../../orders/types.js';
-import { first } from '../body.js';
+import { first } from '../../http/form-body.js';
 import { isOrderNo } from '../order-list.js';
 import { formOf } from '../security.js';
 import { sendView } from '../views.js';

@@ -6,10 +6,10 @@
  * user name and to a wrong password is the same page, after the same scrypt work.
  */
 import type { Request, Response, Router } from 'express';
-import type { Csrf } from '../../checkout/security/csrf.js';
+import type { Csrf } from '../../http/csrf.js';
 import type { Logger } from '../../logging.js';
 import type { KitObserver } from '../../observability/observer.js';
-import { BodyTooLargeError, first, readForm, type FormFields } from '../body.js';
+import { BodyTooLargeError, first, readForm, type FormFields } from '../../http/form-body.js';
 import type { FlashCodec } from '../flash.js';
 import type { Staff } from '../options.js';
 import { csrfBinding, formOf, isSameOrigin } from '../security.js';

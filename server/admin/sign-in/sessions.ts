@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { CookieOptions, Request, Response } from 'express';
-import { readCookie } from '../../checkout/security/csrf.js';
+import { readCookie } from '../../http/cookies.js';
 import type { Staff } from '../options.js';
 import type { StaffStore } from '../staff-store.js';
 

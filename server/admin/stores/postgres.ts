@@ -17,7 +17,7 @@ import type {
   UnmatchedNotification,
 } from '../store.js';
 import type { StaffStore } from '../staff-store.js';
-import { loadMigrations } from './migrations.js';
+import { migratePostgres } from './migrations.js';
 import { createPostgresStaffStore } from './postgres-staff.js';
 
 /** The little of a `pg.Pool` the store uses; an in-process PostgreSQL can stand in for it. */
@@ -61,30 +61,10 @@ function toNotification(row: NotificationRow): UnmatchedNotification {
 }
 
 async function migrate(pool: AdminPgPool, schema: string): Promise<void> {
-  const conn = pool.connect ? await pool.connect() : null;
-  const q: AdminPgQueryable = conn ?? pool;
   try {
-    await q.query('BEGIN');
-    // Two instances starting together: the second waits here, then finds nothing to apply.
-    await q.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`admin_schema_migrations:${schema}`]);
-    await q.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    await q.query(`SET LOCAL search_path TO "${schema}"`);
-    await q.query(
-      'CREATE TABLE IF NOT EXISTS admin_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL)',
-    );
-    const { rows } = await q.query('SELECT version FROM admin_schema_migrations');
-    const applied = new Set((rows as { version: number | string }[]).map((r) => Number(r.version)));
-    for (const m of loadMigrations('postgres')) {
-      if (applied.has(m.version)) continue;
-      for (const statement of m.statements) await q.query(statement);
-      await q.query('INSERT INTO admin_schema_migrations (version, name, applied_at) VALUES ($1, $2, now())', [m.version, m.name]);
-    }
-    await q.query('COMMIT');
+    await migratePostgres(pool, schema);
   } catch (err) {
-    await q.query('ROLLBACK').catch(() => undefined);
     throw new KitError('ERR_STORE', 'Admin store migration failed', { cause: err });
-  } finally {
-    conn?.release();
   }
 }
 

@@ -17,7 +17,7 @@ import type {
   UnmatchedNotification,
 } from '../store.js';
 import type { StaffStore } from '../staff-store.js';
-import { loadMigrations } from './migrations.js';
+import { migrateSqlite } from './migrations.js';
 import { createSqliteStaffStore } from './sqlite-staff.js';
 import { emptyCounts, parseJsonObject } from './shared.js';
 
@@ -43,20 +43,6 @@ function toNotification(row: NotificationRow): UnmatchedNotification {
     dedupeKey: row.dedupe_key, kind: row.kind, type: row.type, orderNo: row.order_no, transactionId: row.transaction_id,
     problem: row.problem, summary: (parseJsonObject(row.summary_json) ?? {}) as Record<string, string>, receivedAt: new Date(row.received_at),
   };
-}
-
-function migrate(db: Database.Database): void {
-  db.exec('CREATE TABLE IF NOT EXISTS admin_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  const applied = db.prepare<[number], { version: number }>('SELECT version FROM admin_schema_migrations WHERE version = ?');
-  const record = db.prepare('INSERT INTO admin_schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
-  for (const m of loadMigrations('sqlite')) {
-    // IMMEDIATE takes the write lock first, so two processes starting together apply it once.
-    db.transaction(() => {
-      if (applied.get(m.version) !== undefined) return;
-      for (const statement of m.statements) db.exec(statement);
-      record.run(m.version, m.name, Date.now());
-    }).immediate();
-  }
 }
 
 function toPayout(row: PayoutRow): PayoutRecord {
@@ -96,7 +82,7 @@ export function createSqliteAdminStore(options: SqliteAdminStoreOptions): AdminS
   }
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
-  migrate(db);
+  migrateSqlite(db);
 
   const s = {
     insertJob: db.prepare('INSERT INTO admin_jobs (id, action, created_by, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)'),

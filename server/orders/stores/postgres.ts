@@ -14,7 +14,7 @@ import type { AppendResult, OrderStore, TransitionExtras, TransitionResult } fro
 import type { NewEvent, Order, OrderEvent } from '../types.js';
 import { inTransaction } from './postgres-client.js';
 import type { PgClientLike, PgPoolLike } from './postgres-client.js';
-import { migratePostgres } from './postgres-migrate.js';
+import { migratePostgres } from './sql/migrations.js';
 import { createPostgresOutbox } from './postgres-outbox.js';
 import { buildQueries, quoteSchema } from './postgres-queries.js';
 import { guarded } from './sql/errors.js';
@@ -24,7 +24,7 @@ import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutbox
 import { uuidV7 } from '../../uuid-v7.js';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres-client.js';
-export { migratePostgres } from './postgres-migrate.js';
+export { migratePostgres } from './sql/migrations.js';
 
 export interface PostgresStoreOptions {
   /** A pool to use (pg.Pool or anything matching `PgPoolLike`); the store never ends it. */

@@ -25,7 +25,7 @@ import type { Row } from './sql/rows.js';
 import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch } from './sql/validate.js';
 import { configureDurability, createDurableWrites } from './sqlite-durable.js';
 import type { WalSync } from './sqlite-wal-sync.js';
-import { migrateSqlite } from './sqlite-migrate.js';
+import { migrateSqlite } from './sql/migrations.js';
 import { createSqliteOutbox } from './sqlite-outbox.js';
 import { prepareStatements } from './sqlite-statements.js';
 import { prepareRefundStatements, writeRefunds } from './sqlite-refunds.js';

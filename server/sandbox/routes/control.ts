@@ -8,7 +8,7 @@
 import { randomInt } from 'node:crypto';
 import type { Express, Request, RequestHandler } from 'express';
 import { ValidationError } from '../../errors.js';
-import { readBody } from '../body.js';
+import { readBody } from '../wire/body.js';
 import type { SandboxContext } from '../context.js';
 import type { FaultRule } from '../faults.js';
 import { LOOPBACK_IPS } from '../options.js';

@@ -1,6 +1,6 @@
 /** Shared pieces of the browser-facing pages: error handling and the way back to the shop. */
 import type { Request, RequestHandler } from 'express';
-import { readBody } from '../body.js';
+import { readBody } from '../wire/body.js';
 import type { SandboxContext } from '../context.js';
 import { SandboxHttpError, sendReply, str, type Reply } from '../http.js';
 import { returnFields } from '../payments.js';

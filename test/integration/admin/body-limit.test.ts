@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BodyTooLargeError, MAX_FORM_BYTES, readForm } from '../../../server/admin/body.js';
+import { BodyTooLargeError, MAX_FORM_BYTES, readForm } from '../../../server/http/form-body.js';
 
 let server: Server;
 let url = '';

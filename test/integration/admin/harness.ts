@@ -11,7 +11,7 @@ import express from 'express';
 import request from 'supertest';
 import { createAdminRouter, type AdminRouter } from '../../../server/admin/index.js';
 import type { AdminRouterOptions, AdminStore } from '../../../server/admin/index.js';
-import { createMemoryAdminStore } from '../../../server/admin/store.js';
+import { createMemoryAdminStore } from '../../../server/admin/stores/memory.js';
 import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
 import { createMemoryStore } from '../../../server/orders/stores/memory.js';
 import type { Order } from '../../../server/orders/types.js';

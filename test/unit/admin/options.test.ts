@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../server/errors.js';
 import { resolveAdminOptions } from '../../../server/admin/options.js';
-import { createMemoryAdminStore } from '../../../server/admin/store.js';
+import { createMemoryAdminStore } from '../../../server/admin/stores/memory.js';
 
 const kit = {
   client: { batch: {}, queries: {}, payouts: {}, subscriptions: {} },

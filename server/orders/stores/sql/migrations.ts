@@ -1,24 +1,21 @@
 /**
- * Versioned schema migrations shipped as `.sql` files in `sqlite/` and `postgres/` next to this
- * module. They are found relative to `import.meta.url`, so the same code works from the source
- * tree and from `dist/` (the build copies the `.sql` files there).
+ * The order stores' schema: versioned `.sql` files in `sqlite/` and `postgres/` next to this
+ * module, recorded in `checkout_schema_migrations`, applied by the shared runner
+ * (server/schema-migrations.ts). The files are found relative to `import.meta.url`, so the same
+ * code works from the source tree and from `dist/` (the build copies the `.sql` files there).
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type BetterSqlite3 from 'better-sqlite3';
 import { KitError } from '../../../errors.js';
+import type { Logger } from '../../../logging.js';
+import * as runner from '../../../schema-migrations.js';
+import type { Dialect, Migration, MigrationPgPool } from '../../../schema-migrations.js';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type { Dialect, Migration } from '../../../schema-migrations.js';
 
-export interface Migration {
-  /** From the file name `NNN_name.sql`. */
-  version: number;
-  name: string;
-  sql: string;
-}
-
-const FILE_RE = /^(\d{3,})_([a-z0-9_]+)\.sql$/;
-const cache = new Map<Dialect, readonly Migration[]>();
+/** The version table, in both dialects. */
+export const ORDER_MIGRATIONS_TABLE = 'checkout_schema_migrations';
+const STORE = 'order store';
 
 export function migrationsDir(dialect: Dialect): string {
   return fileURLToPath(new URL(`./${dialect}/`, import.meta.url));
@@ -26,34 +23,26 @@ export function migrationsDir(dialect: Dialect): string {
 
 /** All migrations of a dialect, ascending by version. Read once per process. */
 export function loadMigrations(dialect: Dialect): readonly Migration[] {
-  const cached = cache.get(dialect);
-  if (cached) return cached;
-  const dir = migrationsDir(dialect);
-  let files: string[];
-  try {
-    files = readdirSync(dir);
-  } catch (cause) {
-    throw new KitError(
-      'ERR_STORE',
-      `The ${dialect} schema files are missing from ${dir}. When running from dist/, build with "npm run build", which copies them.`,
-      { cause, details: { dialect, dir } },
-    );
-  }
-  const migrations: Migration[] = [];
-  for (const file of files) {
-    const match = FILE_RE.exec(file);
-    if (!match?.[1] || !match[2]) continue;
-    migrations.push({ version: Number(match[1]), name: match[2], sql: readFileSync(join(dir, file), 'utf8') });
-  }
-  migrations.sort((a, b) => a.version - b.version);
-  if (migrations.length === 0) {
-    throw new KitError('ERR_STORE', `No ${dialect} schema files found in ${dir}`, { details: { dialect, dir } });
-  }
-  migrations.forEach((m, i) => {
-    if (i > 0 && migrations[i - 1]?.version === m.version) {
-      throw new KitError('ERR_STORE', `Two ${dialect} migrations share version ${m.version}`, { details: { dialect } });
-    }
+  return runner.loadMigrationFiles(migrationsDir(dialect), (dir, cause) => new KitError(
+    'ERR_STORE',
+    `The ${dialect} schema files are missing from ${dir}. When running from dist/, build with "npm run build", which copies them.`,
+    { cause, details: { dialect, dir } },
+  ));
+}
+
+/** Brings a SQLite order database up to date. Returns the versions applied (empty when current). */
+export function migrateSqlite(db: BetterSqlite3.Database, logger: Logger): number[] {
+  return runner.migrateSqlite(db, { store: STORE, table: ORDER_MIGRATIONS_TABLE, migrations: loadMigrations('sqlite'), logger });
+}
+
+/** Brings `schema` up to date. Returns the versions this call applied (empty when current). */
+export function migratePostgres(pool: MigrationPgPool, schema: string, logger: Logger): Promise<number[]> {
+  return runner.migratePostgres(pool, {
+    store: STORE,
+    table: ORDER_MIGRATIONS_TABLE,
+    migrations: loadMigrations('postgres'),
+    logger,
+    schema,
+    lockKey: `acquiring-checkout-kit:order-store:${schema}`,
   });
-  cache.set(dialect, migrations);
-  return migrations;
 }

@@ -6,7 +6,7 @@
 import type { Request, Response } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import type { AugmentedRequest, RateLimitRequestHandler, Store } from 'express-rate-limit';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../errors.js';
 
 export interface PayRateLimitOptions {
   /** Length of the window in milliseconds. */

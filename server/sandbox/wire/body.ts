@@ -1,14 +1,14 @@
 /**
- * The one body reader of the sandbox. Receives requests the way the gateway does: a JSON body
- * even under `application/x-www-form-urlencoded` (as the published samples send it), correctly
- * labelled JSON, genuine form bodies and multipart (gateway-notes §3).
- * Bodies over the limit are refused with 413.
+ * How the sandbox reads a request body the way the gateway does: a JSON body even under
+ * `application/x-www-form-urlencoded` (as the published samples send it), correctly labelled
+ * JSON, genuine form bodies, multipart (gateway-notes §3) and flat XML. The bytes come from the
+ * shared reader (server/http); bodies over the limit are refused with 413.
  */
 import type { IncomingMessage } from 'node:http';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { readBodyBytes } from '../read-body.js';
-import { badInput, SandboxHttpError } from './http.js';
-import { ERROR_CODES } from './wire/codes.js';
+import { formEntries, isMultipart, readRequestBody } from '../../http/read-body.js';
+import { badInput, SandboxHttpError } from '../http.js';
+import { ERROR_CODES } from './codes.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -46,11 +46,11 @@ function parseXmlFields(text: string): Record<string, unknown> {
 /** JSON object whatever the label, multipart when labelled so, otherwise URL-encoded fields. */
 async function parseFields(raw: Buffer, text: string, kind: BodyKind, contentType: string): Promise<Record<string, unknown>> {
   if (kind === 'multipart') {
-    const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType } }).formData();
     const out: Record<string, unknown> = {};
-    form.forEach((value, key) => {
+    // The last value of a repeated field wins, as in a URL-encoded body; file parts are no fields.
+    for (const [key, value] of await formEntries(raw, contentType)) {
       if (typeof value === 'string') out[key] = value;
-    });
+    }
     return out;
   }
   if (kind === 'xml') return parseXmlFields(text);
@@ -94,17 +94,18 @@ function withJsonValues(fields: Record<string, unknown>): Record<string, unknown
 
 /** Reads and parses the request body (once per request). */
 export async function readBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<ParsedBody> {
-  const preParsed: unknown = (req as { body?: unknown }).body;
-  if (req.readableEnded && typeof preParsed === 'object' && preParsed !== null) {
+  const body = await readRequestBody(req, limit, BODY_ERRORS);
+  const { contentType } = body;
+  if (body.consumed) {
     // A host app's own body parser already consumed the stream (the sandbox is mounted).
-    return { fields: { ...(preParsed as Record<string, unknown>) }, kind: 'form', contentType: req.headers['content-type'] ?? '' };
+    const fields = typeof body.parsed === 'object' && body.parsed !== null && !Buffer.isBuffer(body.parsed) ? { ...(body.parsed as Record<string, unknown>) } : {};
+    return { fields, kind: 'form', contentType };
   }
-  const raw = await readBodyBytes(req, limit, BODY_ERRORS);
-  const contentType = req.headers['content-type'] ?? '';
+  const { raw } = body;
   // Decoded once; only multipart needs the bytes themselves.
   const text = raw.toString('utf8');
   if (text.trim() === '') return { fields: {}, kind: 'empty', contentType };
-  const kind: BodyKind = /^multipart\/form-data/i.test(contentType)
+  const kind: BodyKind = isMultipart(contentType)
     ? 'multipart'
     : text.trimStart().startsWith('{') ? 'json' : /^(application|text)\/xml\b/i.test(contentType) ? 'xml' : 'form';
   try {

@@ -1,7 +1,7 @@
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { allowFormAction, cspMiddleware, originOf } from '../../../server/checkout/security/csp.js';
+import { allowFormAction, cspMiddleware, originOf } from '../../../server/http/csp.js';
 
 function directives(header: string): Map<string, string> {
   return new Map(

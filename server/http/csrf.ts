@@ -8,8 +8,10 @@
  * page can neither read nor set the cookie's value with a matching MAC, and a field taken from
  * another order's page fails because the binding differs.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CookieOptions, Request, RequestHandler, Response } from 'express';
+import { readCookie } from './cookies.js';
+import { createHmacSigner } from './hmac.js';
 
 export const CSRF_FIELD = '_csrf';
 export const CSRF_COOKIE = 'checkout_csrf';
@@ -47,25 +49,7 @@ export interface Csrf {
 const RANDOM_RE = /^[A-Za-z0-9_-]{22}$/;
 const FIELD_RE = /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
 
-/** Domain-separated key so the token secrets never sign anything CSRF-shaped directly. */
-function deriveKey(secret: string): Buffer {
-  return createHmac('sha256', secret).update('checkout-kit/csrf/v1').digest();
-}
-
-function mac(key: Buffer, binding: string, random: string): Buffer {
-  return createHmac('sha256', key).update(`${binding}\u0000${random}`, 'utf8').digest();
-}
-
-export function readCookie(req: Request, name: string): string | null {
-  const header = req.headers.cookie;
-  if (header === undefined) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
+const macInput = (binding: string, random: string): string => `${binding}\u0000${random}`;
 
 function defaultFailure(_req: Request, res: Response): void {
   res
@@ -75,9 +59,8 @@ function defaultFailure(_req: Request, res: Response): void {
 }
 
 export function createCsrf(options: CsrfOptions): Csrf {
-  const keys = options.secrets.filter((s) => s.length > 0).map(deriveKey);
-  const signer = keys[0];
-  if (signer === undefined) throw new TypeError('createCsrf needs at least one non-empty secret');
+  // A context of its own, so the token secrets never sign anything CSRF-shaped directly.
+  const hmac = createHmacSigner({ secrets: options.secrets, context: 'checkout-kit/csrf/v1' });
   const cookieName = options.cookieName ?? CSRF_COOKIE;
   const fieldName = options.fieldName ?? CSRF_FIELD;
   const maxAge = options.maxAgeMs ?? 12 * 60 * 60 * 1000;
@@ -96,14 +79,10 @@ export function createCsrf(options: CsrfOptions): Csrf {
     const match = FIELD_RE.exec(field);
     if (!match || !RANDOM_RE.test(cookie)) return 'malformed';
     const [, random = '', provided = ''] = match;
-    const providedMac = Buffer.from(provided, 'base64url');
-    let ok = timingSafeEqual(Buffer.from(random), Buffer.from(cookie));
-    let macOk = false;
-    // Every key is tried (no early exit) so timing does not reveal which one matched.
-    for (const key of keys) {
-      if (timingSafeEqual(mac(key, binding, random), providedMac)) macOk = true;
-    }
-    ok = ok && macOk;
+    // Both checks always run, so timing does not tell which one failed.
+    const sameRandom = timingSafeEqual(Buffer.from(random), Buffer.from(cookie));
+    const macOk = hmac.verify(macInput(binding, random), provided);
+    const ok = sameRandom && macOk;
     return ok ? null : 'mismatch';
   }
 
@@ -114,7 +93,7 @@ export function createCsrf(options: CsrfOptions): Csrf {
       const existing = readCookie(req, cookieName);
       const random = existing !== null && RANDOM_RE.test(existing) ? existing : randomBytes(16).toString('base64url');
       res.cookie(cookieName, random, cookieOptions(req));
-      return `${random}.${mac(signer, binding, random).toString('base64url')}`;
+      return `${random}.${hmac.sign(macInput(binding, random))}`;
     },
     check,
     protect(bindingOf, onFailure = defaultFailure) {

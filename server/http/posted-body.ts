@@ -7,7 +7,7 @@
  * and multipart bodies are understood; every value becomes a string.
  */
 import type { Request } from 'express';
-import { readBodyBytes } from '../read-body.js';
+import { bodyConsumed, formEntries, isMultipart, readRequestBody, type FormEntry } from './read-body.js';
 
 export class HttpError extends Error {
   readonly status: number;
@@ -30,10 +30,6 @@ export interface PostedBody {
 interface Fields {
   fields: Record<string, string>;
   repeated: string[];
-}
-
-function consumed(req: Request): boolean {
-  return req.readableEnded || (req.complete && !req.readable);
 }
 
 const BODY_ERRORS = {
@@ -82,32 +78,33 @@ function fromText(text: string): Fields {
 }
 
 async function fromMultipart(raw: Buffer, contentType: string): Promise<Fields> {
-  let form: FormData;
+  let entries: FormEntry[];
   try {
-    form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType } }).formData();
+    entries = await formEntries(raw, contentType);
   } catch {
     throw new HttpError(400, 'Malformed multipart body');
   }
   const out: Record<string, string> = {};
   const repeated = new Set<string>();
-  form.forEach((value, key) => {
+  for (const [key, value] of entries) {
     if (Object.hasOwn(out, key)) repeated.add(key);
     else if (typeof value === 'string') out[key] = value;
-  });
+  }
   return { fields: out, repeated: [...repeated] };
+}
+
+function fromParsed(body: unknown): Fields {
+  if (Buffer.isBuffer(body)) return fromText(body.toString('utf8'));
+  if (typeof body === 'string') return fromText(body);
+  return fromObject(body);
 }
 
 /** The posted fields (empty for a GET or an empty body). Throws HttpError 400/413. */
 export async function readPostedBody(req: Request, limit: number): Promise<PostedBody> {
-  if (consumed(req)) {
-    const body: unknown = req.body;
-    if (Buffer.isBuffer(body)) return { raw: null, ...fromText(body.toString('utf8')) };
-    if (typeof body === 'string') return { raw: null, ...fromText(body) };
-    return { raw: null, ...fromObject(body) };
-  }
-  if (req.method === 'GET' || req.method === 'HEAD') return { raw: null, fields: {}, repeated: [] };
-  const raw = await readBodyBytes(req, limit, BODY_ERRORS);
-  const contentType = req.headers['content-type'] ?? '';
-  if (/^multipart\/form-data/i.test(contentType)) return { raw, ...(await fromMultipart(raw, contentType)) };
+  if (!bodyConsumed(req) && (req.method === 'GET' || req.method === 'HEAD')) return { raw: null, fields: {}, repeated: [] };
+  const body = await readRequestBody(req, limit, BODY_ERRORS);
+  if (body.consumed) return { raw: null, ...fromParsed(body.parsed) };
+  const { raw, contentType } = body;
+  if (isMultipart(contentType)) return { raw, ...(await fromMultipart(raw, contentType)) };
   return { raw, ...fromText(raw.toString('utf8')) };
 }

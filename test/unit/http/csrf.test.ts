@@ -1,7 +1,7 @@
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { CSRF_COOKIE, createCsrf } from '../../../server/checkout/security/csrf.js';
+import { CSRF_COOKIE, createCsrf } from '../../../server/http/csrf.js';
 
 const csrf = createCsrf({ secrets: ['test-secret-0123456789abcdef'] });
 

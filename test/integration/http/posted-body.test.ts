@@ -8,7 +8,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpError, readPostedBody } from '../../../server/checkout/notify-body.js';
+import { HttpError, readPostedBody } from '../../../server/http/posted-body.js';
 
 let server: Server | null = null;
 afterEach(async () => {
