@@ -6,8 +6,8 @@ export { DEFAULT_TOKEN_TTL_MS, TOKEN_PURPOSES, createUrlTokens, type TokenPurpos
 export { createPayment, createPaymentSchema, type CreatePaymentInput, type CreatePaymentResult } from './payments.js';
 export { createGatewayPort, chunkOrderNos } from './gateway-port.js';
 export { createCheckoutRouter } from './router.js';
-export { createPayRoutes } from './pay.js';
-export { payFormLocals, formatMoney, type OrderSummary, type PayFormOptions, type PayFormValues } from './pay-page.js';
+export { createPayRoutes } from './pay/route.js';
+export { payFormLocals, formatMoney, type OrderSummary, type PayFormOptions, type PayFormValues } from './pay/form.js';
 export { BUILT_IN_LOCALES, createCatalogue, formatCard, formatDate, negotiateLocale, type Catalogue, type TranslationOverrides, type TranslationTree, type Translator } from '../i18n/index.js';
 export { createAssetRoutes } from './render-assets.js';
 export { deviceData, parseDeviceFields, serverDeviceFields, deviceFormSchema, DEVICE_FIELD_NAMES, type DeviceData } from './device.js';
