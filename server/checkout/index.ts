@@ -4,7 +4,7 @@ export { OPTION_DEFAULTS, TOKEN_SECRET_MIN_LENGTH, resolveKitOptions } from './o
 export { createKitUrls, type KitContext, type KitUrls } from './context.js';
 export { DEFAULT_TOKEN_TTL_MS, TOKEN_PURPOSES, createUrlTokens, type TokenPurpose, type UrlTokens, type UrlTokensOptions } from './tokens.js';
 export { createPayment, createPaymentSchema, type CreatePaymentInput, type CreatePaymentResult } from './payments.js';
-export { createGatewayPort, chunkOrderNos } from './gateway-port.js';
+export { createGatewayPort } from './gateway-port.js';
 export { createCheckoutRouter } from './router.js';
 export { createPayRoutes } from './pay/route.js';
 export { payFormLocals, formatMoney, type OrderSummary, type PayFormOptions, type PayFormValues } from './pay/form.js';

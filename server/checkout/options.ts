@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { QUERY_LIST_MAX_ENTRIES } from '../gateway/schemas/queries.js';
 import { SIGNED_OPERATIONS } from '../gateway/signing.js';
 import { createCatalogue } from '../i18n/index.js';
 import { redactingLogger } from '../logging.js';
@@ -27,7 +28,7 @@ export const OPTION_DEFAULTS = {
   gateway: { timeoutMs: 30_000 },
   rateLimit: { windowMs: 15 * 60 * 1000, limit: 30 },
   sweeper: {
-    enabled: true, intervalMs: 30 * 1000, stuckAfterMs: 2 * 60 * 1000, expireAfterMs: 30 * 60 * 1000, leaseMs: 60 * 1000, batchSize: 100,
+    enabled: true, intervalMs: 30 * 1000, stuckAfterMs: 2 * 60 * 1000, expireAfterMs: 30 * 60 * 1000, leaseMs: 60 * 1000, batchSize: QUERY_LIST_MAX_ENTRIES,
     refundSettleAfterMs: 2 * 60 * 1000, refundFailAfterMs: 60 * 60 * 1000,
   },
   outbox: { enabled: true, ...OUTBOX_DEFAULTS },
@@ -67,7 +68,7 @@ const FIXES: Record<string, string> = {
   'sweeper.stuckAfterMs': 'use a whole number of milliseconds of at least 1',
   'sweeper.expireAfterMs': 'use a whole number of milliseconds, larger than sweeper.stuckAfterMs',
   'sweeper.leaseMs': 'use a whole number of milliseconds of at least 1000',
-  'sweeper.batchSize': 'use a whole number from 1 to 100 (the gateway queries at most 100 orders per call)',
+  'sweeper.batchSize': `use a whole number from 1 to ${String(QUERY_LIST_MAX_ENTRIES)} (the gateway queries at most ${String(QUERY_LIST_MAX_ENTRIES)} orders per call)`,
   'sweeper.refundSettleAfterMs': 'use a whole number of milliseconds of at least 1',
   'sweeper.refundFailAfterMs': 'use a whole number of milliseconds of at least 1',
   outbox: 'pass { enabled, intervalMs, leaseMs, batchSize, maxAttempts, backoffMs, maxBackoffMs, waitMs } or leave outbox out',
@@ -143,7 +144,7 @@ const shape = {
     stuckAfterMs: ms(1).optional(),
     expireAfterMs: ms(1).optional(),
     leaseMs: ms(1000).optional(),
-    batchSize: z.int().min(1).max(100).optional(),
+    batchSize: z.int().min(1).max(QUERY_LIST_MAX_ENTRIES).optional(),
     refundSettleAfterMs: ms(1).optional(),
     refundFailAfterMs: ms(1).optional(),
   }).optional(),
@@ -264,18 +265,12 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
   const tokenSecrets = typeof o.tokenSecret === 'string' ? [o.tokenSecret] : [...(o.tokenSecret ?? [])];
   if (tokenSecrets.includes(o.gateway.signKey)) fail('tokenSecret', 'must not be the gateway sign key');
 
-  return {
+  // The one resolved configuration: kit, client and routes read it; nothing copies the keys out.
+  return deepFreeze({
     gateway: {
-      baseUrl: o.gateway.baseUrl,
-      merchantId: o.gateway.merchantId,
-      accountId: o.gateway.accountId,
-      signKey: o.gateway.signKey,
+      ...o.gateway,
       verifyKeys: [...(o.gateway.verifyKeys ?? [])],
       timeoutMs: o.gateway.timeoutMs ?? OPTION_DEFAULTS.gateway.timeoutMs,
-      jsonContentType: o.gateway.jsonContentType,
-      recipes: o.gateway.recipes,
-      requireReplySignatures: o.gateway.requireReplySignatures,
-      payoutAmountUnit: o.gateway.payoutAmountUnit,
     },
     publicUrl: o.publicUrl.replace(/\/+$/, ''),
     tokenSecrets,
@@ -303,5 +298,14 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
     metrics: { registry: o.metrics?.registry },
     health: { ...o.health },
     production,
-  };
+  });
+}
+
+/** Plain objects and arrays the resolver built (or copied); the shop's objects (store, logger, hooks…) are left alone. */
+const FROZEN_PARTS = ['gateway', 'tokenSecrets', 'methods', 'rateLimit', 'sweeper', 'outbox', 'metrics', 'health'] as const;
+
+function deepFreeze(options: ResolvedKitOptions): ResolvedKitOptions {
+  for (const part of FROZEN_PARTS) Object.freeze(options[part]);
+  Object.freeze(options.gateway.verifyKeys);
+  return Object.freeze(options);
 }
