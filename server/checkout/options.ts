@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { gatewayAccountSchema } from '../gateway/client-options.js';
 import { QUERY_LIST_MAX_ENTRIES } from '../gateway/schemas/queries.js';
 import { SIGNED_OPERATIONS } from '../gateway/signing.js';
 import { createCatalogue } from '../i18n/index.js';
@@ -107,19 +108,11 @@ const url = z.string().refine(absoluteUrl, 'must be an absolute http(s) URL with
 const secret = z.string().min(TOKEN_SECRET_MIN_LENGTH, `must be at least ${String(TOKEN_SECRET_MIN_LENGTH)} characters`);
 const method = z.enum(METHOD_KINDS);
 const ms = (min: number, max = 2_147_483_647): z.ZodInt => z.int().min(min).max(max);
-const recipePart = z.union([z.string().min(1), z.strictObject({ each: z.string().min(1), field: z.string().min(1) })]);
 
-const gatewaySchema = z.strictObject({
+/** The client's account schema, with the kit's bounds: no query in the URL, a timeout from 1 s to 2 min. */
+const gatewaySchema = gatewayAccountSchema.extend({
   baseUrl: url,
-  merchantId: z.string().min(1).max(7),
-  accountId: z.string().min(1).max(10),
-  signKey: z.string().min(1, 'must not be empty'),
-  verifyKeys: z.array(z.string().min(1)).optional(),
   timeoutMs: ms(1000, 120_000).optional(),
-  jsonContentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, 'must be a media type').optional(),
-  recipes: z.partialRecord(z.enum(SIGNED_OPERATIONS as [string, ...string[]]), z.array(recipePart).min(1)).optional(),
-  requireReplySignatures: z.boolean().optional(),
-  payoutAmountUnit: z.enum(['minor', 'major']).optional(),
 });
 
 const shape = {
