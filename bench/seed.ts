@@ -9,7 +9,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import type { Request, Response } from 'express';
-import { payCsrf } from '../server/checkout/pay-security.js';
+import { payCsrf } from '../server/checkout/pay/form.js';
 import { toWireAmount } from '../server/gateway/money.js';
 import { uuidV7 } from '../server/uuid-v7.js';
 import { signMessage } from '../server/gateway/signing.js';

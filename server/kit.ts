@@ -76,16 +76,7 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
   const client =
     options.client ??
     createGatewayClient({
-      baseUrl: options.gateway.baseUrl,
-      merchantId: options.gateway.merchantId,
-      accountId: options.gateway.accountId,
-      signKey: options.gateway.signKey,
-      verifyKeys: options.gateway.verifyKeys,
-      timeoutMs: options.gateway.timeoutMs,
-      ...(options.gateway.jsonContentType === undefined ? {} : { jsonContentType: options.gateway.jsonContentType }),
-      ...(options.gateway.recipes === undefined ? {} : { recipes: options.gateway.recipes }),
-      ...(options.gateway.requireReplySignatures === undefined ? {} : { requireReplySignatures: options.gateway.requireReplySignatures }),
-      ...(options.gateway.payoutAmountUnit === undefined ? {} : { payoutAmountUnit: options.gateway.payoutAmountUnit }),
+      ...options.gateway,
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       logger,
       observer,

@@ -104,6 +104,12 @@ export function serverDeviceFields(req: Request): ServerDeviceFields {
   };
 }
 
+/**
+ * Keyed by the interface's names: the browser fields arrive under them (the pay page's hidden
+ * inputs post them so), and the server's sit beside them in the same public record. The pay
+ * route hands it to the payment request as a `PaymentDevice` (pay/request.ts), which the gateway
+ * client maps to the wire.
+ */
 export type DeviceData = ServerDeviceFields & Record<DeviceFieldName, string>;
 
 /**

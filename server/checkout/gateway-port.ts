@@ -1,14 +1,10 @@
 /**
- * The reconcile engine's view of the gateway, built on the client's query operation. Order
- * numbers are sent in chunks the gateway accepts: at most 100 per request and at most 1000
- * characters in the comma-separated `orders` field.
+ * The reconcile engine's view of the gateway, built on the client's query operation (which
+ * splits the order numbers into requests within the gateway's list limits).
  */
 import type { GatewayClient } from '../gateway/client.js';
 import type { GatewayOrderFact, GatewayPort, RefundReport } from '../orders/engine-types.js';
 import { OUTCOME_STATE, rankOf } from '../orders/state-machine.js';
-
-export const QUERY_MAX_ORDERS = 100;
-export const QUERY_MAX_CHARS = 1000;
 
 type QueryClient = Pick<GatewayClient, 'queries'>;
 
@@ -41,25 +37,6 @@ async function searchRefunds(client: QueryClient, orderNos: string[]): Promise<M
   return found;
 }
 
-/** Splits order numbers into chunks within both limits of the query operation. */
-export function chunkOrderNos(orderNos: readonly string[]): string[][] {
-  const chunks: string[][] = [];
-  let current: string[] = [];
-  let chars = 0;
-  for (const orderNo of new Set(orderNos)) {
-    const extra = current.length === 0 ? orderNo.length : orderNo.length + 1;
-    if (current.length > 0 && (current.length >= QUERY_MAX_ORDERS || chars + extra > QUERY_MAX_CHARS)) {
-      chunks.push(current);
-      current = [];
-      chars = 0;
-    }
-    current.push(orderNo);
-    chars += current.length === 1 ? orderNo.length : orderNo.length + 1;
-  }
-  if (current.length > 0) chunks.push(current);
-  return chunks;
-}
-
 function rankOfOutcome(fact: GatewayOrderFact): number {
   if (fact.outcome === 'unknown') return -1;
   return rankOf({ state: OUTCOME_STATE[fact.outcome], data: {} });
@@ -69,11 +46,11 @@ export function createGatewayPort(client: QueryClient): GatewayPort {
   return {
     async queryOrders(orderNos) {
       const facts = new Map<string, GatewayOrderFact>();
-      // One chunk after the other: the query operation is rate-limited by IP at the gateway.
-      for (const chunk of chunkOrderNos(orderNos)) {
-        const result = await client.queries.transactions({ orders: chunk });
+      const asked = new Set(orderNos);
+      if (asked.size > 0) {
+        const result = await client.queries.transactions({ orders: [...asked] });
         for (const q of result.orders) {
-          if (!chunk.includes(q.orderNo)) continue;
+          if (!asked.has(q.orderNo)) continue;
           const fact: GatewayOrderFact = {
             orderNo: q.orderNo,
             transactionId: q.transactionId === '' ? null : q.transactionId,

@@ -4,10 +4,10 @@ export { OPTION_DEFAULTS, TOKEN_SECRET_MIN_LENGTH, resolveKitOptions } from './o
 export { createKitUrls, type KitContext, type KitUrls } from './context.js';
 export { DEFAULT_TOKEN_TTL_MS, TOKEN_PURPOSES, createUrlTokens, type TokenPurpose, type UrlTokens, type UrlTokensOptions } from './tokens.js';
 export { createPayment, createPaymentSchema, type CreatePaymentInput, type CreatePaymentResult } from './payments.js';
-export { createGatewayPort, chunkOrderNos } from './gateway-port.js';
+export { createGatewayPort } from './gateway-port.js';
 export { createCheckoutRouter } from './router.js';
-export { createPayRoutes } from './pay.js';
-export { payFormLocals, formatMoney, type OrderSummary, type PayFormOptions, type PayFormValues } from './pay-page.js';
+export { createPayRoutes } from './pay/route.js';
+export { payFormLocals, formatMoney, type OrderSummary, type PayFormOptions, type PayFormValues } from './pay/form.js';
 export { BUILT_IN_LOCALES, createCatalogue, formatCard, formatDate, negotiateLocale, type Catalogue, type TranslationOverrides, type TranslationTree, type Translator } from '../i18n/index.js';
 export { createAssetRoutes } from './render-assets.js';
 export { deviceData, parseDeviceFields, serverDeviceFields, deviceFormSchema, DEVICE_FIELD_NAMES, type DeviceData } from './device.js';

@@ -89,13 +89,13 @@ function serialPerPayout<T>(ctx: KitContext, key: string, run: () => Promise<T>)
 }
 
 async function takePayout(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
-  const key = fact.transactionId ?? fact.summary.request_id ?? '';
+  const key = fact.transactionId ?? fact.requestId ?? '';
   return serialPerPayout(ctx, key, () => takePayoutNow(ctx, fact));
 }
 
 /**
  * A payout whose answer was lost (or is still on its way) has no transaction id yet; its
- * notification names it by `order_no`, the payout's reference (else its request id). Taken only
+ * notification names it by its order number, the payout's reference (else its request id). Taken only
  * when exactly one such recent payout in the notification's currency matches.
  */
 async function payoutAwaitingAnswer(ctx: KitContext, fact: NotificationFact): Promise<PayoutRecord | null> {
@@ -108,9 +108,9 @@ async function payoutAwaitingAnswer(ctx: KitContext, fact: NotificationFact): Pr
 }
 
 async function takePayoutNow(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
-  const requestId = fact.summary.request_id;
+  const requestId = fact.requestId;
   const payout = (fact.transactionId === null ? null : await ctx.adminStore.getPayoutByTransactionId(fact.transactionId))
-    ?? (requestId === undefined ? null : await ctx.adminStore.getPayout(requestId))
+    ?? (requestId === null ? null : await ctx.adminStore.getPayout(requestId))
     ?? (await payoutAwaitingAnswer(ctx, fact));
   if (payout === null) {
     const recent = await ctx.adminStore.listPayouts({ limit: 20 });
@@ -154,7 +154,7 @@ async function payoutHook(ctx: KitContext, payout: PayoutRecord, from: PayoutSta
 export async function takeNotification(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
   if (fact.kind === 'payout') return { result: 'payout', ...(await takePayout(ctx, fact)) };
   const order = await findNotifiedOrder(ctx, fact.orderNo, fact.transactionId);
-  if (order === null) return keepUnmatched(ctx, fact, 'no order has this order_no or transaction_id');
+  if (order === null) return keepUnmatched(ctx, fact, 'no order has this order number or transaction id');
   if (fact.kind === 'unrecognised') return takeUnrecognised(ctx, fact, order);
 
   const sameOrderNo = fact.orderNo === null || fact.orderNo === order.orderNo;

@@ -8,13 +8,13 @@ import type { Registry } from 'prom-client';
 import type { AdminStore, PayoutRecord, PayoutStatus } from '../admin/store.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { SignatureRecipe, SignedOperation } from '../gateway/signing.js';
-import type { Catalogue, TranslationOverrides, Translator } from '../i18n/index.js';
+import type { Catalogue, TranslationOverrides } from '../i18n/index.js';
 import type { Logger } from '../logging.js';
 import type { OrderHooks } from '../orders/engine-types.js';
 import type { OutboxDispatcherOptions } from '../orders/outbox-dispatcher.js';
 import type { OrderStore } from '../orders/store.js';
-import type { Order, PaymentMethodKind } from '../orders/types.js';
-import type { OrderSummary, PayFormOptions } from './pay-page.js';
+import type { PaymentMethodKind } from '../orders/types.js';
+import type { PayPageRender } from './pay/view.js';
 
 /** What a payout notification changed. */
 export interface PayoutChange {
@@ -83,21 +83,6 @@ export type KitOutboxOptions = {
   /** Deliver in this process: the background loop that retries failed hooks and picks up what a crash left. */
   enabled?: boolean;
 } & Pick<OutboxDispatcherOptions, 'intervalMs' | 'leaseMs' | 'batchSize' | 'maxAttempts' | 'backoffMs' | 'maxBackoffMs' | 'waitMs'>;
-
-/**
- * What `payPage` receives to draw the pay page in the shop's own layout: the same locals as
- * `payFormLocals` (for `+checkoutOrderSummary(summary)` and `+checkoutPayForm(summary, form)`),
- * the HTTP status to answer with (400 when the form comes back with errors) and the language.
- */
-export interface PayPageRender {
-  order: Order;
-  summary: OrderSummary;
-  form: PayFormOptions;
-  status: number;
-  /** "Pay for order KL-…" in the shopper's language. */
-  title: string;
-  translator: Translator;
-}
 
 /** Options of `createCheckoutKit`; docs/checkout.md has the full table with defaults. */
 export interface CheckoutKitOptions {
@@ -188,3 +173,5 @@ export interface ResolvedKitOptions {
   /** NODE_ENV === 'production' when the kit was created. */
   production: boolean;
 }
+
+export type { PayPageRender } from './pay/view.js';

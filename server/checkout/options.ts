@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { gatewayAccountSchema } from '../gateway/client-options.js';
+import { QUERY_LIST_MAX_ENTRIES } from '../gateway/schemas/queries.js';
 import { SIGNED_OPERATIONS } from '../gateway/signing.js';
 import { createCatalogue } from '../i18n/index.js';
 import { redactingLogger } from '../logging.js';
@@ -27,7 +29,7 @@ export const OPTION_DEFAULTS = {
   gateway: { timeoutMs: 30_000 },
   rateLimit: { windowMs: 15 * 60 * 1000, limit: 30 },
   sweeper: {
-    enabled: true, intervalMs: 30 * 1000, stuckAfterMs: 2 * 60 * 1000, expireAfterMs: 30 * 60 * 1000, leaseMs: 60 * 1000, batchSize: 100,
+    enabled: true, intervalMs: 30 * 1000, stuckAfterMs: 2 * 60 * 1000, expireAfterMs: 30 * 60 * 1000, leaseMs: 60 * 1000, batchSize: QUERY_LIST_MAX_ENTRIES,
     refundSettleAfterMs: 2 * 60 * 1000, refundFailAfterMs: 60 * 60 * 1000,
   },
   outbox: { enabled: true, ...OUTBOX_DEFAULTS },
@@ -67,7 +69,7 @@ const FIXES: Record<string, string> = {
   'sweeper.stuckAfterMs': 'use a whole number of milliseconds of at least 1',
   'sweeper.expireAfterMs': 'use a whole number of milliseconds, larger than sweeper.stuckAfterMs',
   'sweeper.leaseMs': 'use a whole number of milliseconds of at least 1000',
-  'sweeper.batchSize': 'use a whole number from 1 to 100 (the gateway queries at most 100 orders per call)',
+  'sweeper.batchSize': `use a whole number from 1 to ${String(QUERY_LIST_MAX_ENTRIES)} (the gateway queries at most ${String(QUERY_LIST_MAX_ENTRIES)} orders per call)`,
   'sweeper.refundSettleAfterMs': 'use a whole number of milliseconds of at least 1',
   'sweeper.refundFailAfterMs': 'use a whole number of milliseconds of at least 1',
   outbox: 'pass { enabled, intervalMs, leaseMs, batchSize, maxAttempts, backoffMs, maxBackoffMs, waitMs } or leave outbox out',
@@ -106,19 +108,11 @@ const url = z.string().refine(absoluteUrl, 'must be an absolute http(s) URL with
 const secret = z.string().min(TOKEN_SECRET_MIN_LENGTH, `must be at least ${String(TOKEN_SECRET_MIN_LENGTH)} characters`);
 const method = z.enum(METHOD_KINDS);
 const ms = (min: number, max = 2_147_483_647): z.ZodInt => z.int().min(min).max(max);
-const recipePart = z.union([z.string().min(1), z.strictObject({ each: z.string().min(1), field: z.string().min(1) })]);
 
-const gatewaySchema = z.strictObject({
+/** The client's account schema, with the kit's bounds: no query in the URL, a timeout from 1 s to 2 min. */
+const gatewaySchema = gatewayAccountSchema.extend({
   baseUrl: url,
-  merchantId: z.string().min(1).max(7),
-  accountId: z.string().min(1).max(10),
-  signKey: z.string().min(1, 'must not be empty'),
-  verifyKeys: z.array(z.string().min(1)).optional(),
   timeoutMs: ms(1000, 120_000).optional(),
-  jsonContentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, 'must be a media type').optional(),
-  recipes: z.partialRecord(z.enum(SIGNED_OPERATIONS as [string, ...string[]]), z.array(recipePart).min(1)).optional(),
-  requireReplySignatures: z.boolean().optional(),
-  payoutAmountUnit: z.enum(['minor', 'major']).optional(),
 });
 
 const shape = {
@@ -143,7 +137,7 @@ const shape = {
     stuckAfterMs: ms(1).optional(),
     expireAfterMs: ms(1).optional(),
     leaseMs: ms(1000).optional(),
-    batchSize: z.int().min(1).max(100).optional(),
+    batchSize: z.int().min(1).max(QUERY_LIST_MAX_ENTRIES).optional(),
     refundSettleAfterMs: ms(1).optional(),
     refundFailAfterMs: ms(1).optional(),
   }).optional(),
@@ -264,18 +258,12 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
   const tokenSecrets = typeof o.tokenSecret === 'string' ? [o.tokenSecret] : [...(o.tokenSecret ?? [])];
   if (tokenSecrets.includes(o.gateway.signKey)) fail('tokenSecret', 'must not be the gateway sign key');
 
-  return {
+  // The one resolved configuration: kit, client and routes read it; nothing copies the keys out.
+  return deepFreeze({
     gateway: {
-      baseUrl: o.gateway.baseUrl,
-      merchantId: o.gateway.merchantId,
-      accountId: o.gateway.accountId,
-      signKey: o.gateway.signKey,
+      ...o.gateway,
       verifyKeys: [...(o.gateway.verifyKeys ?? [])],
       timeoutMs: o.gateway.timeoutMs ?? OPTION_DEFAULTS.gateway.timeoutMs,
-      jsonContentType: o.gateway.jsonContentType,
-      recipes: o.gateway.recipes,
-      requireReplySignatures: o.gateway.requireReplySignatures,
-      payoutAmountUnit: o.gateway.payoutAmountUnit,
     },
     publicUrl: o.publicUrl.replace(/\/+$/, ''),
     tokenSecrets,
@@ -303,5 +291,14 @@ export function resolveKitOptions(input: unknown, env: NodeJS.ProcessEnv = proce
     metrics: { registry: o.metrics?.registry },
     health: { ...o.health },
     production,
-  };
+  });
+}
+
+/** Plain objects and arrays the resolver built (or copied); the shop's objects (store, logger, hooks…) are left alone. */
+const FROZEN_PARTS = ['gateway', 'tokenSecrets', 'methods', 'rateLimit', 'sweeper', 'outbox', 'metrics', 'health'] as const;
+
+function deepFreeze(options: ResolvedKitOptions): ResolvedKitOptions {
+  for (const part of FROZEN_PARTS) Object.freeze(options[part]);
+  Object.freeze(options.gateway.verifyKeys);
+  return Object.freeze(options);
 }

@@ -4,8 +4,7 @@
  */
 import { z } from 'zod';
 import { KitError, ValidationError } from '../errors.js';
-import { encodeItems, itemsTotal, type LineItem } from '../gateway/items.js';
-import { checkAmountComponents, toWireAmount } from '../gateway/money.js';
+import { amountPartsSchema, orderItemSchema, refineOrderMoney, subscriptionPlanSchema } from '../gateway/payment-request.js';
 import { zodIssuesToFields } from '../gateway/schemas/common.js';
 import type { Order, PaymentMethodKind } from '../orders/types.js';
 import type { KitContext } from './context.js';
@@ -13,13 +12,6 @@ import { uuidV7 } from '../uuid-v7.js';
 
 const minor = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
 const country = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter upper-case country code');
-
-const lineItemSchema = z.strictObject({
-  name: z.string().min(1).max(200),
-  sku: z.string().max(100),
-  unitPrice: minor,
-  quantity: z.int().min(1).max(1_000_000),
-});
 
 const addressSchema = z.strictObject({
   firstName: z.string().max(100).optional(),
@@ -40,47 +32,23 @@ const shopperSchema = z.strictObject({
   lastName: z.string().max(100).optional(),
 });
 
-const wireText = z.union([z.string().max(200), z.number()]);
-/** The gateway's `subscription` object, field names as on the wire. */
-const subscriptionSchema = z.strictObject({
-  contract: wireText.optional(),
-  contract_name: z.string().min(1).max(200),
-  contract_amount: z.string().regex(/^\d{1,15}(\.\d{1,4})?$/, 'must be a decimal amount like "10.00"'),
-  interval: z.string().min(1).max(20),
-  interval_count: wireText,
-  billing_cycle: z.int().min(0).optional(),
-  promotion_cycle: z.int().min(0).optional(),
-  contract_start: z.string().max(30).optional(),
-  contract_end: z.string().max(30).optional(),
-  price_id: z.string().max(100).optional(),
-});
-
-const amountsSchema = z.strictObject({
-  item_total: minor.optional(),
-  shipping: minor.optional(),
-  handling: minor.optional(),
-  tax_total: minor.optional(),
-  insurance: minor.optional(),
-  shipping_discount: minor.optional(),
-  discount: minor.optional(),
-});
-
 export const createPaymentSchema = z.strictObject({
   orderNo: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,49}$/, 'must be 1–50 letters, digits or _ . : / - (starting with a letter or digit)'),
   amount: minor.min(1),
   currency: z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter upper-case ISO 4217 code'),
-  items: z.array(lineItemSchema).min(1).max(200),
+  items: z.array(orderItemSchema).min(1).max(200),
   shopper: shopperSchema,
   billing: addressSchema.optional(),
   delivery: addressSchema.optional(),
-  subscription: subscriptionSchema.optional(),
+  /** The gateway's plan fields; `contract_amount` in minor units of `currency`. */
+  subscription: subscriptionPlanSchema.optional(),
   note: z.string().max(1000).optional(),
   custom: z.string().max(2500).optional(),
-  amounts: amountsSchema.optional(),
+  amounts: amountPartsSchema.optional(),
   methods: z.array(z.enum(['card', 'apm', 'hosted'])).min(1).optional(),
   /** The shopper's language for the kit's pages and the hosted page, e.g. "nl" or "de-AT". */
   locale: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language tag like "nl" or "de-AT"').optional(),
-});
+}).superRefine(refineOrderMoney);
 
 export type CreatePaymentInput = z.input<typeof createPaymentSchema>;
 export interface CreatePaymentResult {
@@ -99,25 +67,15 @@ function parseInput(input: unknown): z.output<typeof createPaymentSchema> {
 
 /** Creates (or returns, for the same orderNo, amount and currency) an order in state `created`. */
 export async function createPayment(ctx: KitContext, input: unknown): Promise<CreatePaymentResult> {
+  // One parse: shapes, the items' encoding limits and the amount rules (all in minor units).
   const p = parseInput(input);
-  toWireAmount(p.amount, p.currency); // throws a ValidationError for an impossible currency/amount
-  const items: LineItem[] = p.items;
-  encodeItems(items, p.currency); // separators, quantities and the 5000-character limit
-  if (p.amounts === undefined) {
-    const total = itemsTotal(items);
-    if (total !== p.amount) {
-      throw new ValidationError([{ field: 'amount', message: `must equal the items total (${String(total)}) unless amounts are given` }]);
-    }
-  } else {
-    checkAmountComponents({ amount: p.amount, ...p.amounts });
-  }
   const methods: PaymentMethodKind[] | undefined = p.methods;
   const disabled = methods?.find((m) => !ctx.options.methods.includes(m));
   if (disabled !== undefined) {
     throw new ValidationError([{ field: 'methods', message: `"${disabled}" is not enabled (enabled: ${ctx.options.methods.join(', ')})` }]);
   }
 
-  const data: Record<string, unknown> = { items, shopper: p.shopper, website: ctx.options.website };
+  const data: Record<string, unknown> = { items: p.items, shopper: p.shopper, website: ctx.options.website };
   for (const key of ['billing', 'delivery', 'note', 'custom', 'subscription', 'amounts', 'methods', 'locale'] as const) {
     if (p[key] !== undefined) data[key] = p[key];
   }

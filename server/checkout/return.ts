@@ -15,7 +15,10 @@ import { createMessagePage } from './result.js';
 import { cspMiddleware } from '../http/csp.js';
 import { seeOtherNoStore } from '../http/no-store.js';
 
-/** The only posted fields kept (card-free, bounded): the rest of the body is ignored. */
+/**
+ * The only posted fields kept (card-free, bounded): the rest of the body is ignored. Named as
+ * the gateway posts them through the shopper's browser on its way back (the interface's names).
+ */
 const HINT_FIELDS = ['order_status', 'result_info', 'transaction_id'] as const;
 const HINT_MAX_LENGTH = 100;
 const RETURN_BODY_LIMIT = 64 * 1024;

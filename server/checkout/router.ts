@@ -8,7 +8,7 @@ import { isKitError } from '../errors.js';
 import type { KitContext } from './context.js';
 import { mountCheck } from './mount-check.js';
 import { createNotifyRoutes } from './notify.js';
-import { createPayRoutes } from './pay.js';
+import { createPayRoutes } from './pay/route.js';
 import { createMessagePage, createResultRoutes } from './result.js';
 import { catalogueMiddleware } from './render.js';
 import { createReturnRoutes } from './return.js';

@@ -17,6 +17,7 @@ import { createQueriesApi, type QueriesApi } from './operations/queries.js';
 import { createSubscriptionsApi, type SubscriptionsApi } from './operations/subscriptions.js';
 import { createUpdateOrders, type UpdateOrderInput } from './operations/update-orders.js';
 import type { UpdateOrdersResultElement } from './schemas/batch.js';
+import { GATEWAY_ACCOUNT_OPTIONS, gatewayAccountSchema } from './client-options.js';
 import { resolveRecipes, SIGNED_OPERATIONS, type SignatureRecipe, type SignedOperation } from './signing.js';
 import { fetchTransport, nodeTransport } from './transport.js';
 import { DEFAULT_JSON_CONTENT_TYPE } from './wire.js';
@@ -104,41 +105,34 @@ function positiveInt(value: number | undefined, fallback: number, option: string
   return value;
 }
 
-function normaliseBaseUrl(baseUrl: unknown): string {
-  if (typeof baseUrl !== 'string' || !URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
-    throw new ConfigError('baseUrl', 'must be an http(s) URL', 'pass the gateway base URL, e.g. https://gateway.example');
-  }
-  return baseUrl.replace(/\/+$/, '');
-}
+/** How to fix each account option, shown in the ConfigError. */
+const FIXES: Readonly<Record<string, string>> = {
+  baseUrl: 'pass the gateway base URL, e.g. https://gateway.example',
+  merchantId: 'use the merchant_id the gateway issued',
+  accountId: 'use the account_id the gateway issued',
+  signKey: 'pass the sign key issued for this account_id',
+  verifyKeys: 'list the previous sign keys still accepted, or leave it out',
+  timeoutMs: 'set timeoutMs to a whole number from 1 to 600000 or leave it out',
+  jsonContentType: 'use a media type such as "application/json", or leave it out',
+  requireReplySignatures: 'set it to true to refuse unsigned replies, or leave it out',
+  payoutAmountUnit: "ask the gateway which unit payout amounts count and set 'minor' or 'major'",
+  recipes: `use one of ${SIGNED_OPERATIONS.join(', ')}, each mapped to a non-empty list of fields`,
+};
 
 function checkOptions(options: GatewayClientOptions): void {
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw new ConfigError(key, 'is not a known option', `remove "${key}" or check its spelling`);
   }
-  if (typeof options.merchantId !== 'string' || !/^.{1,7}$/.test(options.merchantId)) {
-    throw new ConfigError('merchantId', 'must be 1-7 characters', 'use the merchant_id the gateway issued');
-  }
-  if (typeof options.accountId !== 'string' || !/^.{1,10}$/.test(options.accountId)) {
-    throw new ConfigError('accountId', 'must be 1-10 characters', 'use the account_id the gateway issued');
-  }
-  if (typeof options.signKey !== 'string' || options.signKey.length === 0) {
-    throw new ConfigError('signKey', 'is missing', 'pass the sign key issued for this account_id');
-  }
-  if (options.verifyKeys !== undefined && (!Array.isArray(options.verifyKeys) || options.verifyKeys.some((k) => typeof k !== 'string' || k === ''))) {
-    throw new ConfigError('verifyKeys', 'must be a list of non-empty keys', 'list the previous sign keys still accepted, or leave it out');
-  }
-  if (options.requireReplySignatures !== undefined && typeof options.requireReplySignatures !== 'boolean') {
-    throw new ConfigError('requireReplySignatures', 'must be true or false', 'set it to true to refuse unsigned replies, or leave it out');
-  }
-  const unit: unknown = options.payoutAmountUnit;
-  if (unit !== undefined && unit !== 'minor' && unit !== 'major') {
-    throw new ConfigError('payoutAmountUnit', `must be 'minor' or 'major', got ${JSON.stringify(unit)}`, "ask the gateway which unit payout amounts count and set 'minor' or 'major'");
-  }
-  for (const op of Object.keys(options.recipes ?? {})) {
-    if (!SIGNED_OPERATIONS.includes(op as SignedOperation)) {
-      throw new ConfigError(`recipes.${op}`, 'is not a signed operation', `use one of ${SIGNED_OPERATIONS.join(', ')}`);
-    }
-  }
+  const account: Record<string, unknown> = {};
+  for (const key of GATEWAY_ACCOUNT_OPTIONS) if (options[key] !== undefined) account[key] = options[key];
+  const parsed = gatewayAccountSchema.safeParse(account);
+  const issue = parsed.error?.issues[0];
+  if (issue === undefined) return;
+  const top = String(issue.path[0] ?? '(options)');
+  // A recipe is named by its operation; any other option by its own name.
+  const option = issue.code === 'unrecognized_keys' ? `${top}.${issue.keys[0] ?? ''}` : top === 'recipes' ? issue.path.slice(0, 2).map(String).join('.') : top;
+  const problem = issue.code === 'invalid_type' && issue.input === undefined ? 'is missing' : issue.code === 'unrecognized_keys' ? 'is not a signed operation' : issue.message;
+  throw new ConfigError(option, problem, FIXES[top] ?? 'see docs/client.md for the options');
 }
 
 export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
@@ -148,7 +142,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   if (!Number.isFinite(readRetries.baseDelayMs) || readRetries.baseDelayMs < 0) {
     throw new ConfigError('readRetries.baseDelayMs', 'must be zero or more milliseconds', 'set a delay such as 200');
   }
-  const baseUrl = normaliseBaseUrl(options.baseUrl);
+  // Checked by the account schema; the operation paths are appended to it.
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
   // One transport per client: its keep-alive pool lives as long as the client (an agent holds no
   // socket before its first request, so a later ConfigError leaks nothing).
   const transport = options.fetch === undefined ? nodeTransport(baseUrl) : fetchTransport(options.fetch);
@@ -156,7 +151,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     core: {
       baseUrl,
       transport,
-      timeoutMs: positiveInt(options.timeoutMs, 30_000, 'timeoutMs', 600_000),
+      timeoutMs: options.timeoutMs ?? 30_000,
       jsonContentType: options.jsonContentType ?? DEFAULT_JSON_CONTENT_TYPE,
       // Nothing to redact for when nothing is logged: the silent logger stays as it is.
       logger: options.logger === undefined || options.logger === silentLogger ? silentLogger : redactingLogger(options.logger),

@@ -16,6 +16,8 @@ export interface LineItem {
 const ENTRY_SEPARATOR = '#;#';
 const FIELD_SEPARATOR = '#,#';
 export const ITEMS_MAX_LENGTH = 5000;
+/** What a name or sku must not contain. */
+export const ITEM_SEPARATORS = [ENTRY_SEPARATOR, FIELD_SEPARATOR] as const;
 
 function checkText(value: string, field: string): void {
   if (value.includes(ENTRY_SEPARATOR) || value.includes(FIELD_SEPARATOR)) {
@@ -54,6 +56,19 @@ export function decodeItems(value: string, currency: string): LineItem[] {
     }
     return { name, sku, unitPrice: parseWireAmount(price, currency, `items[${i}].unitPrice`), quantity: Number(quantity) };
   });
+}
+
+/**
+ * The length `encodeItems` gives, from the currency's exponent: the same count without building
+ * the string (a price has its digits, at least exponent + 1 of them, plus a point when exponent > 0).
+ */
+export function encodedItemsLength(items: readonly LineItem[], exponent: number): number {
+  let length = Math.max(0, items.length - 1) * ENTRY_SEPARATOR.length;
+  for (const item of items) {
+    const price = Math.max(String(item.unitPrice).length, exponent + 1) + (exponent > 0 ? 1 : 0);
+    length += item.name.length + item.sku.length + price + String(item.quantity).length + 3 * FIELD_SEPARATOR.length;
+  }
+  return length;
 }
 
 /** Sum of unit price × quantity, in minor units. */

@@ -22,9 +22,8 @@ import type { RefundSweepReport } from './sweeper-refunds.js';
 
 export type { RefundSweepReport } from './sweeper-refunds.js';
 import type { Order, OrderState } from './types.js';
+import { QUERY_LIST_MAX_ENTRIES } from '../gateway/schemas/queries.js';
 
-/** The gateway's query limit per call. */
-export const QUERY_LIMIT = 100;
 /** Submitted and still open. `created` is not here: such an order never reached the gateway. */
 export const SWEPT_STATES: readonly OrderState[] = ['pending', 'requires_action'];
 
@@ -102,7 +101,7 @@ export function createSweeper(options: SweeperOptions): Sweeper {
   const intervalMs = positive('intervalMs', options.intervalMs ?? 30_000);
   const stuckAfterMs = positive('stuckAfterMs', options.stuckAfterMs ?? 120_000);
   const expireAfterMs = positive('expireAfterMs', options.expireAfterMs ?? 1_800_000);
-  const batchSize = positive('batchSize', options.batchSize ?? QUERY_LIMIT, QUERY_LIMIT);
+  const batchSize = positive('batchSize', options.batchSize ?? QUERY_LIST_MAX_ENTRIES, QUERY_LIST_MAX_ENTRIES);
   const leaseMs = positive('leaseMs', options.leaseMs ?? 60_000);
   const refundSettleAfterMs = positive('refundSettleAfterMs', options.refundSettleAfterMs ?? 120_000);
   const refundFailAfterMs = positive('refundFailAfterMs', options.refundFailAfterMs ?? 3_600_000);

@@ -90,6 +90,8 @@ export interface NotificationFact {
   paymentStatus: string | null;
   resultInfo: string | null;
   chargebackReason: string | null;
+  /** The payout request's id (payout notifications), when the gateway echoes it. */
+  requestId: string | null;
   dedupeKey: string;
   /** Card-free copy of the fields worth keeping on an event (values cut to 200 characters). */
   summary: Record<string, string>;
@@ -143,6 +145,7 @@ export function readNotification(fields: Readonly<Record<string, string>>): Noti
     paymentStatus: present(fields.payment_status),
     resultInfo: present(fields.result_info),
     chargebackReason: present(fields.chargeback_reason),
+    requestId: present(fields.request_id)?.slice(0, 200) ?? null,
     dedupeKey: notificationDedupeKey(fields),
     summary: summarizeNotification(fields),
   };

@@ -10,6 +10,7 @@ import { checkAmountComponents, toWireAmount } from '../money.js';
 import { signMessage, type SignedOperation } from '../signing.js';
 import { OPERATION_PATHS, toFormFields } from '../wire.js';
 import { parseAuthoriseXml } from '../xml.js';
+import { challengeFields, mapPaymentRequest, type PaymentRequest } from '../payment-request.js';
 import { toAuthoriseResult, type AuthoriseResult } from './authorise-result.js';
 import { identity, inContext, validate, type ClientContext } from './context.js';
 import {
@@ -32,7 +33,21 @@ export interface SignedAuthorise {
   readonly wire: SignedWire;
 }
 
+/**
+ * A payment validated and signed, ready to send. For a card, `challengeFields` are what the
+ * shopper's browser posts to the issuer URL when the answer asks for 3-D Secure.
+ */
+export type PreparedPayment =
+  | { kind: 'card'; authorise: SignedAuthorise; challengeFields: Record<string, string> }
+  | { kind: 'apm'; authorise: SignedAuthorise }
+  | { kind: 'hosted'; form: CheckoutForm };
+
 export interface PaymentsApi {
+  /**
+   * Maps a payment in the kit's terms (minor units, shopper, device, URLs, method) to its wire
+   * request, validates and signs it (ValidationError naming the wire fields otherwise).
+   */
+  prepare(request: PaymentRequest): PreparedPayment;
   authorise(input: DirectPaymentInput, options?: CallOptions): Promise<AuthoriseResult>;
   authoriseApm(input: ApmPaymentInput, options?: CallOptions): Promise<AuthoriseResult>;
   /** Validates and signs a direct card payment (ValidationError naming the fields otherwise). */
@@ -109,8 +124,23 @@ async function authoriseWith(
   }
 }
 
+function checkoutForm(ctx: ClientContext, input: CheckoutInput): CheckoutForm {
+  const wire = buildSigned(ctx, 'checkout', checkoutInputSchema, input);
+  return { action: `${ctx.core.baseUrl}${OPERATION_PATHS.checkout}`, fields: toFormFields(wire) };
+}
+
 export function createPaymentsApi(ctx: ClientContext): PaymentsApi {
   return {
+    prepare(request) {
+      const mapped = mapPaymentRequest(request);
+      if (mapped.kind === 'hosted') return { kind: 'hosted', form: checkoutForm(ctx, mapped.input) };
+      if (mapped.kind === 'apm') return { kind: 'apm', authorise: { wire: buildSigned(ctx, 'authorise', apmPaymentInputSchema, mapped.input) } };
+      return {
+        kind: 'card',
+        authorise: { wire: buildSigned(ctx, 'authorise', directPaymentInputSchema, mapped.input) },
+        challengeFields: challengeFields(request),
+      };
+    },
     async authorise(input, options) {
       return authoriseWith(ctx, buildSigned(ctx, 'authorise', directPaymentInputSchema, input), options);
     },
@@ -127,8 +157,7 @@ export function createPaymentsApi(ctx: ClientContext): PaymentsApi {
       return authoriseWith(ctx, request.wire, options);
     },
     checkoutForm(input) {
-      const wire = buildSigned(ctx, 'checkout', checkoutInputSchema, input);
-      return { action: `${ctx.core.baseUrl}${OPERATION_PATHS.checkout}`, fields: toFormFields(wire) };
+      return checkoutForm(ctx, input);
     },
     async checkoutPage(input, options) {
       const wire = buildSigned(ctx, 'checkout', checkoutInputSchema, input);

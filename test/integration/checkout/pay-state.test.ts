@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markSubmitted, SUBMITTED_KEY, type SubmitContext } from '../../../server/checkout/pay-state.js';
+import { markSubmitted, SUBMITTED_KEY, type SubmitContext } from '../../../server/checkout/pay/submit.js';
 import { silentLogger } from '../../../server/logging.js';
 import { createReconcileEngine } from '../../../server/orders/engine.js';
 import type { OrderStore } from '../../../server/orders/store.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import express from 'express';
 import pug from 'pug';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payFormLocals } from '../../../server/checkout/pay-page.js';
+import { payFormLocals } from '../../../server/checkout/pay/form.js';
 import { CHECKOUT_VIEWS_DIR } from '../../../server/checkout/render.js';
 import type { Order } from '../../../server/orders/types.js';
 import {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationDedupeKey } from '../../../server/checkout/notify.js';
-import { SUBMITTED_KEY } from '../../../server/checkout/pay-state.js';
+import { SUBMITTED_KEY } from '../../../server/checkout/pay/submit.js';
 import { outcomeOfPaymentStatus } from '../../../server/gateway/codes.js';
 import { hookForState } from '../../../server/orders/hooks.js';
 import { OUTCOME_STATE } from '../../../server/orders/state-machine.js';

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { signMessage } from '../../../server/gateway/signing.js';
 import { SANDBOX_OPERATIONS } from '../../../server/sandbox/index.js';
-import { parsePayBody } from '../../../server/checkout/pay-schema.js';
+import { parsePayBody } from '../../../server/checkout/pay/schema.js';
 import { parseRefundAmount } from '../../../server/admin/order-actions.js';
 import type { Order } from '../../../server/orders/types.js';
 import { rememberCard } from '../support/card-scan.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError, ProtocolError, TransportError, ValidationError } from '../../../server/errors.js';
-import { classifyPayError, surelyRefused } from '../../../server/checkout/pay-outcome.js';
-import { looksExpired } from '../../../server/checkout/pay-state.js';
+import { classifyPayError, surelyRefused } from '../../../server/checkout/pay/submit.js';
+import { looksExpired } from '../../../server/checkout/pay/submit.js';
 import { createUrlTokens } from '../../../server/checkout/tokens.js';
 
 describe('what a pay error means for the order', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parsePayBody } from '../../../server/checkout/pay-schema.js';
+import { parsePayBody } from '../../../server/checkout/pay/schema.js';
 import { luhnValid } from '../../../server/card-number.js';
-import { formatMoney } from '../../../server/checkout/pay-page.js';
-import { subscriptionInput } from '../../../server/checkout/pay-request.js';
+import { formatMoney } from '../../../server/checkout/pay/form.js';
+import { subscriptionInput } from '../../../server/gateway/payment-request.js';
 
 const NOW = () => new Date('2026-05-15T12:00:00Z');
 const CARD = { method: 'card', card: '4242 4242 4242 4242', expiration_month: '5', expiration_year: '26', security_code: '123', first_name: 'Ada', last_name: "O'Neil-Byron" };

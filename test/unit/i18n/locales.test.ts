@@ -4,7 +4,7 @@
  * shape (same keys everywhere), the language choice, overrides and the Intl formatting.
  */
 import { describe, expect, it } from 'vitest';
-import { orderSummary } from '../../../server/checkout/pay-page.js';
+import { orderSummary } from '../../../server/checkout/pay/form.js';
 import { compileView } from '../../../server/checkout/render.js';
 import { resultLocals } from '../../../server/checkout/result.js';
 import { BUILT_IN_LOCALES, builtInTranslations, createCatalogue, formatCard, formatDate, formatMoney, keysOf, negotiateLocale, type Translator } from '../../../server/i18n/index.js';

@@ -5,7 +5,7 @@
  * Messages never contain the submitted value (it may be a card number).
  */
 import { z } from 'zod';
-import { luhnValid } from '../card-number.js';
+import { luhnValid } from '../../card-number.js';
 
 export const PAY_METHODS = ['card', 'apm', 'hosted'] as const;
 

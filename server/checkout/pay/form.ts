@@ -4,65 +4,23 @@
  * slow, so the other methods still work), the CSRF field and the device-data inputs.
  * `payFormLocals` is exported so a shop can render `+checkoutPayForm` in its own page.
  */
-import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { formatMoney, type Translator } from '../i18n/index.js';
-import type { Order, PaymentMethodKind } from '../orders/types.js';
-import type { KitContext } from './context.js';
-import { DEVICE_FIELD_NAMES, normaliseIp } from './device.js';
-import { deviceTypeOf } from './device-ua.js';
-import { allowedMethods, payOrderData, type PayOrderData } from './pay-request.js';
-import { payCsrf } from './pay-security.js';
-import { useOrderLocale } from './render.js';
+import { optimiseInput } from '../../gateway/payment-request.js';
+import { formatMoney, type Translator } from '../../i18n/index.js';
+import type { Order, PaymentMethodKind } from '../../orders/types.js';
+import type { KitContext } from '../context.js';
+import { DEVICE_FIELD_NAMES, normaliseIp } from '../device.js';
+import { deviceTypeOf } from '../device-ua.js';
+import { useOrderLocale } from '../render.js';
+import { createCsrf, type Csrf } from '../../http/csrf.js';
+import { allowedMethods, payOrderData, type PayOrderData } from './request.js';
+import type { ApmChoice, OrderSummary, PayFormOptions, PayFormValues } from './view.js';
 
 export { formatMoney };
+export type { ApmChoice, OrderSummary, PayFormOptions, PayFormValues } from './view.js';
 
 /** Longest wait for the optimise answer before the page is shown without the APM list. */
 export const OPTIMISE_WAIT_MS = 3000;
-
-export interface OrderSummary {
-  orderNo: string;
-  /** The page's language and its strings (the mixins' labels). */
-  lang: string;
-  t: Translator['t'];
-  amountText: string;
-  items: { name: string; quantity: number; unitPriceText: string; totalText: string }[];
-}
-
-export interface ApmChoice {
-  value: string;
-  name: string;
-}
-
-export interface PayFormOptions {
-  /** Absolute URL of POST /pay/:token. */
-  action: string;
-  csrfField: string;
-  csrfToken: string;
-  methods: PaymentMethodKind[];
-  apms: ApmChoice[];
-  /** True when APM is allowed but the list could not be fetched. */
-  apmUnavailable: boolean;
-  /** What the shopper typed, shown again after an error: never the card number or security code. */
-  values: PayFormValues;
-  /** Messages in the shopper's language, by field. */
-  errors: Record<string, string>;
-  deviceFields: readonly string[];
-  lang: string;
-  t: Translator['t'];
-  /** Move keyboard focus to the error summary (set when the form comes back with errors). */
-  focusErrors: boolean;
-}
-
-export interface PayFormValues {
-  first_name?: string;
-  last_name?: string;
-  payment_method?: string;
-  expiration_month?: string;
-  expiration_year?: string;
-  /** The method the shopper last used; its form is shown first. */
-  method?: string;
-}
 
 export function orderSummary(order: Order, data: PayOrderData, translator?: Translator): OrderSummary {
   const lang = translator?.locale ?? 'en';
@@ -81,23 +39,34 @@ export function orderSummary(order: Order, data: PayOrderData, translator?: Tran
   };
 }
 
+const csrfInstances = new WeakMap<KitContext, Csrf>();
+
+/**
+ * The pay routes' CSRF instance, shared by the pay page and `payFormLocals` (a shop's own page
+ * embedding the form), so both issue fields the POST route accepts. The cookie path is the
+ * mount point's public path, so it is right from any shop page.
+ */
+export function payCsrf(ctx: KitContext): Csrf {
+  let csrf = csrfInstances.get(ctx);
+  if (!csrf) {
+    const path = new URL(ctx.options.publicUrl).pathname.replace(/\/+$/, '') || '/';
+    csrf = createCsrf({ secrets: ctx.options.tokenSecrets, cookiePath: () => path });
+    csrfInstances.set(ctx, csrf);
+  }
+  return csrf;
+}
+
 /** The APMs the gateway offers this shopper, best acceptance first; null when unavailable. */
 export async function loadApms(ctx: KitContext, req: Request, order: Order, data: PayOrderData): Promise<ApmChoice[] | null> {
   try {
-    const result = await ctx.client.optimise(
-      {
-        request_id: randomUUID(),
-        amount: order.amount,
-        currency: order.currency,
-        shopper_id: data.shopper.id,
-        shopper_email: data.shopper.email,
-        shopper_ip: normaliseIp(req.ip).slice(0, 50) || undefined,
-        shopper_country: data.billing?.country,
-        shopper_level: data.shopper.level,
-        platform: deviceTypeOf(req.get('user-agent') ?? '') === 'MOBILE' ? 'MOBILE' : 'WEB',
-      },
-      { timeoutMs: OPTIMISE_WAIT_MS },
-    );
+    const query = {
+      amount: order.amount,
+      currency: order.currency,
+      shopper: { ...data.shopper, ip: normaliseIp(req.ip) },
+      country: data.billing?.country,
+      platform: deviceTypeOf(req.get('user-agent') ?? '') === 'MOBILE' ? ('MOBILE' as const) : ('WEB' as const),
+    };
+    const result = await ctx.client.optimise(optimiseInput(query), { timeoutMs: OPTIMISE_WAIT_MS });
     // The client ranks them, highest acceptance rate first.
     return result.paymentMethods.map((m) => ({ value: m.paymentMethod, name: m.name ?? m.paymentMethod }));
   } catch (error) {

@@ -9,38 +9,37 @@
  * Card number, CVV and expiry are never stored, logged or rendered back.
  */
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { ValidationError } from '../errors.js';
-import type { CheckoutForm } from '../gateway/operations/payments.js';
-import type { Order } from '../orders/types.js';
-import type { KitContext } from './context.js';
-import { deviceData } from './device.js';
-import { HttpError, readPostedBody } from '../http/posted-body.js';
-import { payByApm } from './pay-apm.js';
-import { payByCard } from './pay-card.js';
-import type { PayFlow } from './pay-flow.js';
-import { payOnHostedPage } from './pay-hosted.js';
-import { payFormLocals, type PayFormState } from './pay-page.js';
-import { allowedMethods, apmRequest, checkoutRequest, directRequest, payOrderData, type PayOrderData } from './pay-request.js';
-import { parsePayBody, repeatedFieldErrors, type PayBody } from './pay-schema.js';
-import { payCsrf } from './pay-security.js';
-import { awaitsSubmission, markSubmitted, orderForToken } from './pay-state.js';
-import { createAssetRoutes } from './render-assets.js';
-import { createPayPages } from './render-pages.js';
-import { compileView, sendPage, translatorOf } from './render.js';
-import { cspMiddleware } from '../http/csp.js';
-import { observePayStarted, requestSpan } from '../observability/tracing.js';
-import { payRateLimit, RATE_LIMIT_MESSAGE } from '../http/rate-limit.js';
-import { seeOtherNoStore } from '../http/no-store.js';
+import { ValidationError } from '../../errors.js';
+import type { PreparedPayment } from '../../gateway/operations/payments.js';
+import { observePayStarted, requestSpan } from '../../observability/tracing.js';
+import type { Order } from '../../orders/types.js';
+import type { KitContext } from '../context.js';
+import { deviceData } from '../device.js';
+import { seeOtherNoStore } from '../../http/no-store.js';
+import { HttpError, readPostedBody } from '../../http/posted-body.js';
+import { createAssetRoutes } from '../render-assets.js';
+import { createPayPages } from '../render-pages.js';
+import { compileView, sendPage, translatorOf } from '../render.js';
+import { cspMiddleware } from '../../http/csp.js';
+import { payRateLimit, RATE_LIMIT_MESSAGE } from '../../http/rate-limit.js';
+import { payCsrf, payFormLocals, type PayFormState } from './form.js';
+import { allowedMethods, paymentRequest, payOrderData, type PayOrderData } from './request.js';
+import { PAY_FIELDS, parsePayBody, repeatedFieldErrors, type PayBody } from './schema.js';
+import { sendPayment } from './send.js';
+import { awaitsSubmission, markSubmitted, orderForToken } from './submit.js';
 
 /** The pay form is small; anything larger is not a pay form. */
 const PAY_BODY_LIMIT = 16 * 1024;
 
-/** Form fields the shopper controls; a local check failing on any other field is the order's fault. */
-const SHOPPER_FIELDS = new Set(['first_name', 'last_name', 'payment_method', 'card', 'expiration_month', 'expiration_year', 'security_code']);
+/**
+ * Form fields the shopper controls; a local check failing on any other field is the order's
+ * fault. The client names a refused field by its wire name, which for these is the form's own
+ * (the pay form posts the interface's names).
+ */
+const SHOPPER_FIELDS: ReadonlySet<string> = new Set(PAY_FIELDS.filter((f) => f !== 'method'));
 
-type Run = (flow: Omit<PayFlow, 'device'>) => Promise<void>;
 type Prepared =
-  | { ok: true; run: Run }
+  | { ok: true; payment: PreparedPayment }
   | { ok: false; shopperErrors: Record<string, string> | null; fields: string[] };
 
 /**
@@ -61,22 +60,8 @@ function prepare(ctx: KitContext, req: Request, res: Response, order: Order, dat
   const { data: device, dropped } = deviceData(req, req.body);
   if (dropped.length > 0) ctx.logger.debug({ orderId: order.id, dropped }, 'Device fields dropped');
   try {
-    if (body.method === 'card') {
-      const request = ctx.client.payments.signAuthorise(directRequest(ctx, order, data, device, body));
-      return { ok: true, run: (flow) => payByCard({ ...flow, device }, request) };
-    }
-    if (body.method === 'apm') {
-      const request = ctx.client.payments.signAuthoriseApm(apmRequest(ctx, order, data, device, body));
-      return { ok: true, run: (flow) => payByApm({ ...flow, device }, request) };
-    }
-    const form: CheckoutForm = ctx.client.payments.checkoutForm(checkoutRequest(ctx, order, data, device, translatorOf(req, res).locale));
-    return {
-      ok: true,
-      run: (flow) => {
-        payOnHostedPage({ ...flow, device }, form);
-        return Promise.resolve();
-      },
-    };
+    const request = paymentRequest(ctx, order, data, device, body, translatorOf(req, res).locale);
+    return { ok: true, payment: ctx.client.payments.prepare(request) };
   } catch (error) {
     return refused(error, body.method !== 'hosted');
   }
@@ -244,7 +229,7 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
         return;
       }
       observePayStarted(ctx.observer, parsed.body.method);
-      await prepared.run({ ctx, req, res, order: submitted, data, pages });
+      await sendPayment({ ctx, req, res, order: submitted, pages }, prepared.payment);
     },
   );
   return router;

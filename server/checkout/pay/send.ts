@@ -1,25 +1,32 @@
 /**
- * One pay submission in progress: the order (already submitted, so `pending`), its data, the
- * device data and the pages. Shared by the card, APM and hosted flows.
+ * Sends one submitted payment (the order is already `pending`) and answers the shopper. The
+ * three methods differ only in where the browser goes next:
+ * - hosted (the default): the browser posts the signed request to `{baseUrl}/v1/checkout` and
+ *   the gateway's pages take the card, so card data never touches the shop; return, notify or
+ *   the sweeper settle the order;
+ * - card: authorise with 3-D Secure; a challenge sends the shopper to the issuer URL with an
+ *   auto-submitting POST (the fields the client prepared). The card data lives only in the
+ *   signed request: it is never stored, logged or rendered back;
+ * - APM: authorise; the answer's issuer URL is where the shopper pays, reached with a 303 (the
+ *   sandbox's issuer page takes GET and POST alike). The pay page's form-action lists the
+ *   gateway's origin because browsers check form-action against the redirect after a POST.
  */
 import type { Request, Response } from 'express';
-import type { AuthoriseResult } from '../gateway/operations/authorise-result.js';
-import type { Order } from '../orders/types.js';
-import type { KitContext } from './context.js';
-import type { DeviceData } from './device.js';
-import { applyPayFact, classifyPayError } from './pay-outcome.js';
-import { logRefusal } from './refusal-log.js';
-import type { PayOrderData } from './pay-request.js';
-import type { PayPages } from './render-pages.js';
-import { seeOtherNoStore } from '../http/no-store.js';
+import type { AuthoriseResult } from '../../gateway/operations/authorise-result.js';
+import type { CheckoutForm, PreparedPayment } from '../../gateway/operations/payments.js';
+import type { Order } from '../../orders/types.js';
+import type { KitContext } from '../context.js';
+import { seeOtherNoStore } from '../../http/no-store.js';
+import { logRefusal } from '../refusal-log.js';
+import type { PayPages } from '../render-pages.js';
+import { applyPayFact, classifyPayError } from './submit.js';
 
 export interface PayFlow {
   ctx: KitContext;
   req: Request;
   res: Response;
+  /** Submitted, so `pending`. */
   order: Order;
-  data: PayOrderData;
-  device: DeviceData;
   pages: PayPages;
 }
 
@@ -108,4 +115,46 @@ export async function handlePayError(flow: PayFlow, error: unknown): Promise<voi
     });
   }
   seeResult(flow);
+}
+
+/** The hosted page: an auto-submitting form to the gateway, already signed. */
+function showHostedPage(flow: PayFlow, form: CheckoutForm): void {
+  const { ctx, order, pages, req, res } = flow;
+  const shown = pages.redirectPost(req, res, {
+    action: form.action,
+    fields: form.fields,
+    heading: 'Taking you to the secure payment page…',
+    message: 'You will enter your card details on the payment provider\'s page. If nothing happens, select Continue.',
+  });
+  if (!shown) {
+    ctx.logger.error({ orderId: order.id, orderNo: order.orderNo }, 'The hosted page address is not an http(s) URL');
+    seeOtherNoStore(res, ctx.urls.result(order.id));
+  }
+}
+
+/** Sends the payment prepared (validated and signed) before the order was submitted; always answers. */
+export async function sendPayment(flow: PayFlow, prepared: PreparedPayment): Promise<void> {
+  if (prepared.kind === 'hosted') {
+    showHostedPage(flow, prepared.form);
+    return;
+  }
+  let issuerUrl: string | null;
+  try {
+    const result = await flow.ctx.client.payments.sendAuthorise(prepared.authorise);
+    issuerUrl = await applyAuthorise(flow, result);
+  } catch (error) {
+    await handlePayError(flow, error);
+    return;
+  }
+  if (issuerUrl === null) return;
+  if (prepared.kind === 'apm') {
+    seeOtherNoStore(flow.res, issuerUrl);
+    return;
+  }
+  flow.pages.redirectPost(flow.req, flow.res, {
+    action: issuerUrl,
+    fields: prepared.challengeFields,
+    heading: 'Taking you to your bank…',
+    message: 'Your bank needs to confirm this payment. If nothing happens, select Continue.',
+  });
 }
