@@ -83,6 +83,8 @@ export interface CaptureResult {
   amount: number;
   /** The gateway's message when it refused, or why the outcome is unknown. */
   message: string | null;
+  /** The call's error, when there was one (a lost answer: `outcomeUnknown`). */
+  error: KitError | null;
 }
 
 export interface CaptureDeps {
@@ -109,15 +111,15 @@ export async function captureOrder(deps: CaptureDeps, orderId: string, options: 
   const common = { orderId: order.id, source: 'api' as const, ...(options.actor === undefined ? {} : { actor: options.actor }) };
   if (result?.ok === true) {
     const applied = await deps.engine.apply({ ...common, outcome: 'approved', capturedAmount: amount, data: { action: 'capture', amount } });
-    return { status: 'captured', order: applied.order ?? order, amount, message: null };
+    return { status: 'captured', order: applied.order ?? order, amount, message: null, error: null };
   }
   const error = result?.error ?? null;
   if (result === undefined || (error !== null && isOutcomeUnknown(error))) {
-    return { status: 'unknown', order, amount, message: error === null ? 'no answer for the order' : `${error.code}: ${error.message}` };
+    return { status: 'unknown', order, amount, message: error === null ? 'no answer for the order' : `${error.code}: ${error.message}`, error };
   }
   await withdrawCaptureRequest(deps.engine, order, 'api', options.actor);
   const message = result.message ?? (error === null ? null : `${error.code}: ${error.message}`);
-  return { status: 'refused', order: (await deps.store.get(order.id)) ?? order, amount, message };
+  return { status: 'refused', order: (await deps.store.get(order.id)) ?? order, amount, message, error };
 }
 
 /** Transport failures and unreadable replies leave the gateway's action unknown: settle by query, never re-send. */

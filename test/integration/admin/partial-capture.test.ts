@@ -115,7 +115,7 @@ describe('kit.orders.capture from the shop\'s code', () => {
   it('captures an amount: the order is paid with it, the gateway captured it', async () => {
     const order = await h.createAuthorised({ amount: 4000 });
     const result = await h.kit.orders.capture(order.id, { amount: 2500, actor: 'warehouse' });
-    expect(result).toMatchObject({ status: 'captured', amount: 2500, message: null, order: { state: 'paid', capturedAmount: 2500 } });
+    expect(result).toMatchObject({ status: 'captured', amount: 2500, message: null, error: null, order: { state: 'paid', capturedAmount: 2500 } });
     expect(h.sandbox.ledger.transaction(order.orderNo)?.capturedAmount).toBe(2500);
     const paid = (await h.kit.store.listEvents(order.id)).find((e) => e.toState === 'paid');
     expect(paid).toMatchObject({ source: 'api', actor: 'warehouse' });
