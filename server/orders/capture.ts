@@ -109,12 +109,18 @@ export async function captureOrder(deps: CaptureDeps, orderId: string, options: 
     { transaction_id: order.transactionId ?? '', order_no: order.orderNo, currency: order.currency, amount },
   ]);
   const common = { orderId: order.id, source: 'api' as const, ...(options.actor === undefined ? {} : { actor: options.actor }) };
+  const error = result?.error ?? null;
+  const unknown = result === undefined || (error !== null && isOutcomeUnknown(error));
+  // Who asked for what and what the gateway said, whichever report then moves the order.
+  await deps.engine.record(order.id, {
+    type: 'api_action', source: 'api', actor: options.actor ?? null,
+    data: { action: 'capture', amount, result: result?.ok === true ? 'ok' : unknown ? 'unknown' : 'failed', status: result?.status ?? null, message: result?.message ?? null },
+  });
   if (result?.ok === true) {
     const applied = await deps.engine.apply({ ...common, outcome: 'approved', capturedAmount: amount, data: { action: 'capture', amount } });
     return { status: 'captured', order: applied.order ?? order, amount, message: null, error: null };
   }
-  const error = result?.error ?? null;
-  if (result === undefined || (error !== null && isOutcomeUnknown(error))) {
+  if (result === undefined || unknown) {
     return { status: 'unknown', order, amount, message: error === null ? 'no answer for the order' : `${error.code}: ${error.message}`, error };
   }
   await withdrawCaptureRequest(deps.engine, order, 'api', options.actor);

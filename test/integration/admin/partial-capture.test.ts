@@ -117,8 +117,11 @@ describe('kit.orders.capture from the shop\'s code', () => {
     const result = await h.kit.orders.capture(order.id, { amount: 2500, actor: 'warehouse' });
     expect(result).toMatchObject({ status: 'captured', amount: 2500, message: null, error: null, order: { state: 'paid', capturedAmount: 2500 } });
     expect(h.sandbox.ledger.transaction(order.orderNo)?.capturedAmount).toBe(2500);
-    const paid = (await h.kit.store.listEvents(order.id)).find((e) => e.toState === 'paid');
-    expect(paid).toMatchObject({ source: 'api', actor: 'warehouse' });
+    const events = await h.kit.store.listEvents(order.id);
+    expect(events.find((e) => e.toState === 'paid')).toMatchObject({ source: 'api', actor: 'warehouse' });
+    expect(events.filter((e) => e.type === 'api_action')).toEqual([
+      expect.objectContaining({ source: 'api', actor: 'warehouse', data: expect.objectContaining({ action: 'capture', amount: 2500, result: 'ok' }) }),
+    ]);
   });
 
   it('captures everything without an amount', async () => {
