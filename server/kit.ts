@@ -17,6 +17,7 @@ import { createUrlTokens } from './checkout/tokens.js';
 import { createGatewayClient, type GatewayClient } from './gateway/client.js';
 import type { AdminStore } from './admin/store.js';
 import { createMemoryAdminStore } from './admin/stores/memory.js';
+import { captureOrder, type CaptureOptions, type CaptureResult } from './orders/capture.js';
 import { createReconcileEngine } from './orders/engine.js';
 import type { ReconcileEngine } from './orders/engine-types.js';
 import type { OrderStore } from './orders/store.js';
@@ -40,6 +41,11 @@ export interface CheckoutKit extends KitOperations {
   adminStore: AdminStore;
   /** Creates the order server-side and returns the URL to send the shopper to. */
   createPayment(input: CreatePaymentInput): Promise<CreatePaymentResult>;
+  /** Staff operations from the shop's code (docs/orders.md). */
+  orders: {
+    /** Captures an authorised order, all of it or `amount` minor units (the rest is released). */
+    capture(orderId: string, options?: CaptureOptions): Promise<CaptureResult>;
+  };
   /**
    * Stops the sweeper and the hook outbox's dispatcher, releases the gateway client's idle connections and closes the store, each
    * only when the kit created it itself (never a client or store you passed).
@@ -118,6 +124,7 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
     adminStore,
     context,
     createPayment: (payment) => createPayment(context, payment),
+    orders: { capture: (orderId, capture) => captureOrder({ client, engine, store }, orderId, capture) },
     close() {
       closed ??= (async () => {
         await sweeper.stop();

@@ -1,7 +1,7 @@
 /**
  * Needs: `npm install acquiring-checkout-kit` in an ESM app (`"type": "module"`).
  *
- * Copy this: staff actions from code instead of the admin UI — capture an authorised payment,
+ * Copy this: staff actions from code instead of the admin UI — capture all or part of an authorised payment,
  * refund all or part of a payment, and ask the gateway what it knows about an order. Each one
  * sends one request, records who did it on the order, moves the order through the reconcile
  * engine (so hooks run once) and never re-sends a request whose answer was lost.
@@ -10,7 +10,7 @@
  *
  *   npx tsx examples/routes/admin-actions.ts query KL-20250101-ABC123
  *   npx tsx examples/routes/admin-actions.ts refund KL-20250101-ABC123 5.00
- *   npx tsx examples/routes/admin-actions.ts capture KL-20250101-ABC123   (SANDBOX_CAPTURE_MODE=manual)
+ *   npx tsx examples/routes/admin-actions.ts capture KL-20250101-ABC123 [20.00]   (SANDBOX_CAPTURE_MODE=manual)
  */
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
@@ -25,7 +25,7 @@ import {
   type QueryOrder,
 } from 'acquiring-checkout-kit';
 
-type ActionKit = Pick<CheckoutKit, 'client' | 'engine' | 'store'>;
+type ActionKit = Pick<CheckoutKit, 'client' | 'engine' | 'store' | 'orders'>;
 
 async function findOrder(kit: ActionKit, orderNo: string): Promise<Order> {
   const order = await kit.store.getByOrderNo(orderNo);
@@ -40,19 +40,17 @@ function refused(what: string, result: { ok: boolean; message: string | null; er
   throw new GatewayError('ERR_GATEWAY_STATUS', `${what} refused by the gateway: ${result?.message ?? 'no answer for this order'}`);
 }
 
-/** Captures an authorised payment in full; the order becomes `paid`. */
-export async function captureOrder(kit: ActionKit, orderNo: string, actor = 'api'): Promise<Order> {
+/**
+ * Captures an authorised payment, all of it or `amount` minor units (the gateway releases the
+ * rest); the order becomes `paid`. `kit.orders.capture` writes the amount on the order before
+ * sending, so the gateway's own report of the capture (which repeats the authorised amount)
+ * records the amount captured whichever arrives first.
+ */
+export async function captureOrder(kit: ActionKit, orderNo: string, actor = 'api', amount?: number): Promise<Order> {
   const order = await findOrder(kit, orderNo);
-  if (order.state !== 'authorized') throw new KitError('ERR_ORDER_STATE', `Order ${orderNo} is ${order.state}, not authorized`);
-  const [result] = await kit.client.batch.capture([
-    { transaction_id: order.transactionId ?? '', order_no: order.orderNo, currency: order.currency, amount: order.amount },
-  ]);
-  if (!result?.ok) refused('Capture', result);
-  await kit.engine.record(order.id, { type: 'api_action', source: 'api', actor, data: { action: 'capture', amount: order.amount } });
-  const applied = await kit.engine.apply({
-    orderId: order.id, source: 'api', actor, outcome: 'approved', capturedAmount: order.amount, dedupeKey: `capture:${order.transactionId ?? ''}`,
-  });
-  return applied.order ?? order;
+  const result = await kit.orders.capture(order.id, { actor, ...(amount === undefined ? {} : { amount }) });
+  if (result.status !== 'captured') refused('Capture', { ok: false, message: result.message, error: result.error });
+  return result.order;
 }
 
 /** Refunds `amount` minor units (default: everything left); `partially_refunded` or `refunded`. */
@@ -94,7 +92,7 @@ export async function queryOrder(kit: ActionKit, orderNo: string, actor = 'api')
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [action, orderNo, amountText] = process.argv.slice(2);
   if (action === undefined || orderNo === undefined || !['capture', 'refund', 'query'].includes(action)) {
-    console.error('usage: admin-actions.ts capture|refund|query <orderNo> [refund amount, e.g. 5.00]');
+    console.error('usage: admin-actions.ts capture|refund|query <orderNo> [capture or refund amount, e.g. 5.00]');
     process.exit(2);
   }
   const store = createSqliteStore({ path: process.env.CHECKOUT_DATABASE ?? 'data/checkout.sqlite' });
@@ -115,7 +113,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     const existing = await store.getByOrderNo(orderNo);
     const amount = amountText === undefined || existing === null ? undefined : parseWireAmount(amountText, existing.currency, 'amount');
     const result = action === 'capture'
-      ? await captureOrder(kit, orderNo, 'cli')
+      ? await captureOrder(kit, orderNo, 'cli', amount)
       : action === 'refund'
         ? await refundOrder(kit, orderNo, amount, 'refund from the command line', 'cli')
         : await queryOrder(kit, orderNo, 'cli');

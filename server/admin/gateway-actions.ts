@@ -4,9 +4,10 @@
  * the client's batch operations, and how the gateway's answer is applied through the engine.
  */
 import { randomUUID } from 'node:crypto';
-import { KitError, ProtocolError, TransportError } from '../errors.js';
+import type { KitError } from '../errors.js';
 import type { AdminGatewayClient } from './options.js';
 import type { ApplyResult, ReconcileEngine, RefundReport } from '../orders/engine-types.js';
+import { isOutcomeUnknown } from '../orders/capture.js';
 import { refundableOf } from '../orders/engine-refunds.js';
 import type { Refund } from '../orders/refunds.js';
 import type { Order, OrderState } from '../orders/types.js';
@@ -75,6 +76,8 @@ export function reachedGoal(order: Order, action: JobAction): boolean {
 
 export interface ActionRequest {
   order: Order;
+  /** Capture only: minor units to capture (default the order amount), as `requestCapture` wrote it. */
+  captureAmount?: number;
   /** Refund only: minor units, as reserved by `reserveRefund`. */
   refundAmount?: number;
   /** Refund only: the pending ledger row `reserveRefund` wrote for this refund. */
@@ -96,9 +99,7 @@ export interface ActionOutcome {
 }
 
 /** Transport failures and unreadable replies leave the gateway's action unknown. */
-export function isOutcomeUnknown(error: unknown): boolean {
-  return (error instanceof TransportError && error.outcomeUnknown) || error instanceof ProtocolError;
-}
+export { isOutcomeUnknown };
 
 function base(order: Order): { transaction_id: string; order_no: string; currency: string; amount: number } {
   return { transaction_id: order.transactionId ?? '', order_no: order.orderNo, currency: order.currency, amount: order.amount };
@@ -133,7 +134,7 @@ export async function sendAction(client: AdminGatewayClient, action: JobAction, 
     }));
   switch (action) {
     case 'capture':
-      return shape(await client.batch.capture(requests.map((r) => base(r.order))));
+      return shape(await client.batch.capture(requests.map((r) => ({ ...base(r.order), amount: r.captureAmount ?? r.order.amount }))));
     case 'cancel':
       return shape(await client.batch.cancel(requests.map((r) => base(r.order))));
     case 'review_approve':
@@ -172,7 +173,7 @@ export function actionEventData(action: JobAction, outcome: ActionOutcome, extra
 }
 
 /**
- * Applies an action's answer through the engine. Capture → approved with the captured amount;
+ * Applies an action's answer through the engine. Capture → approved with the amount captured;
  * cancel and review reject → cancelled; refund → the answer settles the refund's pending ledger
  * row (succeeded with the gateway's reference, or failed when refused), and the engine derives
  * the refunded amount from the ledger; review approve → query sync, because only the gateway
@@ -191,7 +192,7 @@ export async function applyOutcome(
   const dedupe = extra.dedupeKey === undefined ? {} : { dedupeKey: extra.dedupeKey };
   switch (action) {
     case 'capture':
-      return engine.apply({ ...common, ...dedupe, outcome: 'approved', capturedAmount: order.amount });
+      return engine.apply({ ...common, ...dedupe, outcome: 'approved', capturedAmount: outcome.request.captureAmount ?? order.amount });
     case 'cancel':
     case 'review_reject':
       return engine.apply({ ...common, ...dedupe, outcome: 'cancelled' });

@@ -173,6 +173,10 @@ export function resolveAdminOptions(input: unknown): ResolvedAdminOptions {
     // Payout notifications reach the kit, which updates payouts in its own admin store only.
     logger.warn({}, 'admin: adminStore is not the checkout kit\'s adminStore; payout notifications will not update the payouts staff send here');
   }
+  if (o.payoutNotifyUrl === undefined && o.kit.context === undefined) {
+    // Without a notify_url the gateway never tells the kit how a payout ended.
+    logger.warn({}, 'admin: no payoutNotifyUrl and no checkout kit to take it from; payouts are sent without notify_url and a pending one is never settled by notification');
+  }
   return {
     kit: { client: o.kit.client, engine: o.kit.engine, store: o.kit.store, ...(o.kit.metrics === undefined ? {} : { metrics: o.kit.metrics }) },
     authorize: o.authorize ?? null,

@@ -3,8 +3,10 @@
  * the `admin_action` event with the staff id as actor, apply the result through the engine, and
  * say what happened in one sentence. A lost answer is reported as unknown and never re-sent.
  */
+import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { parseWireAmount } from '../gateway/money.js';
+import { capturableOf, checkCaptureAmount, requestCapture, withdrawCaptureRequest } from '../orders/capture.js';
 import type { Refund } from '../orders/refunds.js';
 import type { Order } from '../orders/types.js';
 import type { Flash } from './flash.js';
@@ -20,6 +22,27 @@ export interface RefundParams {
   /** The staff's input, a decimal string in the order's currency ("12.50"). */
   amountText: string;
   reason: string;
+}
+
+/** What the order page's forms send besides the action: the refund's fields, the capture amount. */
+export interface ActionParams extends Partial<RefundParams> {
+  /** The capture form's amount, a decimal string in the order's currency; empty → all that may be captured. */
+  captureAmountText?: string;
+}
+
+/** The capture form's field at the edge: a decimal text, at most 30 characters. */
+const captureFieldSchema = z.string().trim().max(30, 'must be at most 30 characters');
+
+/**
+ * Parses and bounds a capture amount typed by staff: more than 0 and never more than the
+ * authorised amount not yet captured. Empty means all of it.
+ */
+export function parseCaptureAmount(order: Order, text: string): number {
+  const checked = captureFieldSchema.safeParse(text);
+  if (!checked.success) throw new ValidationError([{ field: 'capture_amount', message: checked.error.issues[0]?.message ?? 'is invalid' }]);
+  if (checked.data === '') return checkCaptureAmount(order, capturableOf(order), 'capture_amount');
+  const minor = parseWireAmount(checked.data, order.currency, 'capture_amount');
+  return checkCaptureAmount(order, minor, 'capture_amount');
 }
 
 /** Parses and bounds a refund amount: more than 0 and never more than remains (pending refunds count). */
@@ -56,15 +79,26 @@ export async function runOrderAction(
   staff: Staff,
   order: Order,
   action: JobAction,
-  refund?: RefundParams,
+  params: ActionParams = {},
 ): Promise<Flash> {
   const refunds = action === 'refund' ? await kit.store.listRefunds(order.id) : [];
   const why = ineligibleReason(order, action, refunds);
   if (why !== null) throw new ActionNotAllowedError(why.replace(/^not sent: /, ''));
   const request: ActionRequest = { order };
+  if (action === 'capture') {
+    request.captureAmount = parseCaptureAmount(order, params.captureAmountText ?? '');
+    // Written on the order before sending: the gateway's own report of the capture repeats the
+    // authorised amount, and whichever report arrives first must record this amount.
+    try {
+      request.order = await requestCapture(kit.engine, order, request.captureAmount, 'admin', staff.id);
+    } catch (err) {
+      if (err instanceof Error && 'code' in err && err.code === 'ERR_ORDER_STATE') throw new ActionNotAllowedError(err.message);
+      throw err;
+    }
+  }
   if (action === 'refund') {
-    request.refundAmount = parseRefundAmount(order, refund?.amountText ?? '', refunds);
-    const reason = parseRefundReason(refund?.reason ?? '');
+    request.refundAmount = parseRefundAmount(order, params.amountText ?? '', refunds);
+    const reason = parseRefundReason(params.reason ?? '');
     if (reason !== '') request.refundReason = reason;
     // The pending row first, by compare-and-set: refunds sent at once never exceed what remains.
     const reserved = await reserveRefund(kit.engine, order, request.refundAmount, staff.id);
@@ -89,6 +123,8 @@ export async function runOrderAction(
   if (!outcome.ok) {
     // The refused refund's pending row fails, freeing the amount it held.
     if (action === 'refund') await applyOutcome(kit.engine, order, action, outcome, staff.id).catch(() => undefined);
+    // A refused capture captured nothing: its requested amount must not count for a later one.
+    if (action === 'capture') await withdrawCaptureRequest(kit.engine, order, 'admin', staff.id).catch(() => undefined);
     return { kind: 'error', text: `${label} refused by the gateway: ${outcome.message ?? 'no reason given'}.` };
   }
 
@@ -104,7 +140,9 @@ export async function runOrderAction(
   }
   const what = action === 'refund' && outcome.refundAmount !== null
     ? `Refunded ${formatMoney(outcome.refundAmount, order.currency)}${outcome.refundReferenceId ? ` (${outcome.refundReferenceId})` : ''}`
-    : `${label} accepted by the gateway`;
+    : action === 'capture' && request.captureAmount !== undefined && request.captureAmount < order.amount
+      ? `${label} accepted by the gateway: ${formatMoney(request.captureAmount, order.currency)} captured, the other ${formatMoney(order.amount - request.captureAmount, order.currency)} of the authorisation released`
+      : `${label} accepted by the gateway`;
   return { kind: 'ok', text: `${what}. The order is now ${state.replace(/_/g, ' ')}.` };
 }
 

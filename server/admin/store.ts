@@ -60,7 +60,12 @@ export interface JobItemUpdate {
   message?: string | null;
 }
 
-export type PayoutStatus = 'submitting' | 'completed' | 'failed' | 'unknown';
+/**
+ * submitting: reserved, being sent. pending: accepted by the gateway, not finished yet (its
+ * answer said neither completed nor failed): the payout's notification settles it. unknown: no
+ * answer came back; the notification (or the gateway's staff) tells.
+ */
+export type PayoutStatus = 'submitting' | 'pending' | 'completed' | 'failed' | 'unknown';
 
 export interface PayoutRecord {
   /** The payout's `request_id` (UUID): the idempotency key of a submit. */

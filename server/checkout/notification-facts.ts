@@ -120,8 +120,13 @@ async function takePayoutNow(ctx: KitContext, fact: NotificationFact): Promise<T
     return keepUnmatched(ctx, fact, 'no payout has this transaction id');
   }
   const to = payoutStatusOf(fact);
-  if (to === null || to === payout.status) return { status: 'taken', reason: `payout already ${payout.status}` };
-  const message = to === 'failed' ? (fact.resultInfo ?? fact.summary.status ?? 'failed (notification)') : (fact.summary.status ?? 'completed (notification)');
+  if (to === null) return { status: 'taken', reason: `payout already ${payout.status}` };
+  const message = `${to === 'failed' ? (fact.resultInfo ?? fact.summary.status ?? 'failed') : (fact.summary.status ?? 'completed')} (notification)`;
+  if (to === payout.status) {
+    // The answer said so already: staff see that the gateway's notification confirmed it.
+    if (payout.message?.endsWith('(notification)') !== true) await ctx.adminStore.updatePayout(payout.requestId, { message });
+    return { status: 'taken', reason: `payout already ${payout.status}` };
+  }
   const transactionId = payout.transactionId === null && fact.transactionId !== null ? { transactionId: fact.transactionId } : {};
   // The hook runs before the new status is stored: while the status is not stored, the hook is
   // owed, and the gateway's resend of this notification (it gets 503) calls it again.

@@ -8,6 +8,7 @@
 import type { PaymentFact, RefundReport } from './engine-types.js';
 import { mergeRefunds, refundSum, refundedTotal } from './refunds.js';
 import type { Refund, RefundUpsert } from './refunds.js';
+import { capturedOf } from './state-machine.js';
 import type { Order } from './types.js';
 
 export interface LedgerStep {
@@ -28,10 +29,6 @@ export function isRefundFact(fact: PaymentFact): boolean {
   return fact.refunds !== undefined || fact.listedRefunds !== undefined || fact.outcome === 'partially_refunded' || fact.outcome === 'refunded';
 }
 
-/** What was captured: the captured amount, or the order amount for a sale recorded without one. */
-export function capturedOf(order: Pick<Order, 'amount' | 'capturedAmount'>): number {
-  return order.capturedAmount > 0 ? order.capturedAmount : order.amount;
-}
 
 /** Minor units staff may still refund: captured less succeeded and pending refunds. */
 export function refundableOf(order: Pick<Order, 'amount' | 'capturedAmount'>, rows: readonly Pick<Refund, 'amount' | 'status'>[]): number {

@@ -1,6 +1,7 @@
 export * from './state-machine.js';
 export * from './state-diagram.js';
 export * from './engine.js';
+export { capturableOf, captureOrder, releasedOf, type CaptureDeps, type CaptureOptions, type CaptureResult } from './capture.js';
 export type * from './engine-types.js';
 export * from './sweeper.js';
 export { createOutboxDispatcher, OUTBOX_DEFAULTS, type OutboxDispatcher, type OutboxDispatcherOptions } from './outbox-dispatcher.js';

@@ -65,6 +65,25 @@ export function isFinal(state: OrderState): boolean {
  */
 export const AUTHORIZATION_RELEASED = 'authorizationReleased';
 
+/**
+ * Marker kept in `order.data` while a partial capture staff (or the shop's code) sent is on its
+ * way: minor units requested. The gateway's own word of the capture (its notification, a query)
+ * repeats the authorised amount, so whichever reaches the order first records this amount.
+ */
+export const REQUESTED_CAPTURE = 'requestedCapture';
+
+/** The capture amount recorded while the order is authorised, when a valid one is. */
+export function requestedCaptureOf(order: Pick<Order, 'amount' | 'data'>): number | undefined {
+  const value = order.data[REQUESTED_CAPTURE];
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 && value <= order.amount ? value : undefined;
+}
+
+/** What a move to `paid` records as captured: the fact's amount, a requested capture, else the whole order. */
+export function capturedOnPayment(order: Pick<Order, 'state' | 'amount' | 'data'>, fact: Pick<StateFact, 'capturedAmount'>): number {
+  if (fact.capturedAmount !== undefined) return fact.capturedAmount;
+  return (order.state === 'authorized' ? requestedCaptureOf(order) : undefined) ?? order.amount;
+}
+
 const BASE_RANK: Readonly<Record<OrderState, number>> = {
   created: 0,
   pending: 1,
@@ -95,8 +114,17 @@ export interface StateFact {
   maskedCard?: string | null;
   /** Cumulative minor units refunded, for refund outcomes. */
   refundedAmount?: number;
-  /** Minor units captured, for approved outcomes (defaults to the order amount). */
+  /**
+   * Minor units captured, for approved outcomes: at most the order amount (one capture per
+   * authorisation; the rest is released). Defaults to a capture requested on the authorised
+   * order (`REQUESTED_CAPTURE`), else the order amount.
+   */
   capturedAmount?: number;
+}
+
+/** What was captured: the captured amount, or the order amount for a sale recorded without one. */
+export function capturedOf(order: Pick<Order, 'amount' | 'capturedAmount'>): number {
+  return order.capturedAmount > 0 ? order.capturedAmount : order.amount;
 }
 
 export type Decision =
@@ -123,7 +151,7 @@ function attentionFor(order: Order, to: OrderState): string | undefined {
 
 function refundedAmountOf(order: Order, fact: StateFact, to: OrderState): number | undefined {
   if (fact.refundedAmount !== undefined) return fact.refundedAmount;
-  if (to === 'refunded') return order.capturedAmount > 0 ? order.capturedAmount : order.amount;
+  if (to === 'refunded') return capturedOf(order);
   return undefined;
 }
 
@@ -131,7 +159,7 @@ function buildPatch(order: Order, fact: StateFact, to: OrderState): OrderPatch {
   const patch: OrderPatch = { state: to };
   if (fact.transactionId != null && fact.transactionId !== order.transactionId) patch.transactionId = fact.transactionId;
   if (fact.maskedCard != null && fact.maskedCard !== order.maskedCard) patch.maskedCard = fact.maskedCard;
-  if (to === 'paid') patch.capturedAmount = fact.capturedAmount ?? order.amount;
+  if (to === 'paid') patch.capturedAmount = capturedOnPayment(order, fact);
   if (to === 'partially_refunded' || to === 'refunded') {
     const refunded = refundedAmountOf(order, fact, to);
     if (refunded !== undefined) patch.refundedAmount = refunded;
@@ -151,12 +179,17 @@ export function decide(order: Order, fact: StateFact): Decision {
   const from = order.state;
   const to = OUTCOME_STATE[fact.outcome];
 
+  if (fact.capturedAmount !== undefined && (fact.capturedAmount <= 0 || fact.capturedAmount > order.amount)) {
+    return { kind: 'reject', reason: `captured amount ${fact.capturedAmount} is not between 1 and the authorised amount ${order.amount}` };
+  }
   if (fact.refundedAmount !== undefined && (to === 'partially_refunded' || to === 'refunded')) {
-    if (fact.refundedAmount > order.amount) {
-      return { kind: 'reject', reason: `refunded amount ${fact.refundedAmount} exceeds the order amount ${order.amount}` };
+    // Refunds are bounded by what was captured; an order never captured counts its whole amount.
+    const captured = capturedOf(order);
+    if (fact.refundedAmount > captured) {
+      return { kind: 'reject', reason: `refunded amount ${fact.refundedAmount} exceeds the captured amount ${captured}` };
     }
-    if (to === 'partially_refunded' && fact.refundedAmount >= order.amount) {
-      return { kind: 'reject', reason: 'a partial refund cannot cover the whole order amount' };
+    if (to === 'partially_refunded' && fact.refundedAmount >= captured) {
+      return { kind: 'reject', reason: 'a partial refund cannot cover the whole captured amount' };
     }
   }
 

@@ -102,6 +102,42 @@ describe.skipIf(!HAS_CHROMIUM)('staff journeys in the demo store admin (Chromium
     await Promise.all([shopper.close(), staff.close()]);
   });
 
+  it('captures part of an authorisation: a refused amount stays on the order page, then 20.00 of 59.00 is captured and the rest released', async () => {
+    const shopper = await newShopper(browser);
+    const orderId = await buyWithCard(shopper.page, manual, 'POT-IRON');
+    await waitForState(manual, orderId, ['authorized']);
+
+    const staff = await newShopper(browser);
+    await signInAsStaff(staff.page, manual);
+    await openAdminOrder(staff.page, manual, orderId);
+    const form = staff.page.locator('form.capture');
+    expect(await form.textContent()).toContain('Authorised 59.00 EUR · already captured 0.00 EUR');
+    const amount = staff.page.getByLabel(/^Capture amount/);
+    expect(await amount.inputValue()).toBe('59.00');
+
+    await amount.fill('60.00');
+    await staff.page.getByRole('button', { name: 'Capture' }).click();
+    const problem = staff.page.locator('#action-problem');
+    expect(await problem.textContent()).toContain('Capture amount: 60.00 EUR is more than the 59.00 EUR authorised and not yet captured');
+    expect(await staff.page.getByLabel(/^Capture amount/).getAttribute('aria-invalid')).toBe('true');
+    expect((await manual.store.kit.store.get(orderId))?.state).toBe('authorized');
+
+    await staff.page.getByLabel(/^Capture amount/).fill('20.00');
+    await staff.page.getByRole('button', { name: 'Capture' }).click();
+    expect(await flashText(staff.page)).toContain('20.00 EUR captured, the other 39.00 EUR of the authorisation released');
+    expect(await staff.page.locator('.facts').textContent()).toContain('39.00 EUR of the authorisation, not captured');
+    expect(await staff.page.getByLabel(/^Refund amount/).inputValue()).toBe('20.00');
+    await staff.screenshot('admin-partially-captured');
+
+    const order = await waitForState(manual, orderId, ['paid']);
+    expect(order.capturedAmount).toBe(2000);
+    expect(manual.store.sandbox.ledger.transaction(order.orderNo)?.capturedAmount).toBe(2000);
+    // The refused attempt is the one problem the browser reports (its 400 status).
+    expect(shopper.problems).toEqual([]);
+    expect(staff.problems.filter((p) => !p.text.includes('status of 400'))).toEqual([]);
+    await Promise.all([shopper.close(), staff.close()]);
+  });
+
   it('captures several authorised orders in one batch job', async () => {
     const shopper = await newShopper(browser);
     const ids: string[] = [];

@@ -3,6 +3,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import { ValidationError } from '../../errors.js';
 import { zodIssuesToFields } from '../../gateway/schemas/common.js';
+import { capturableOf, releasedOf } from '../../orders/capture.js';
 import { ORDER_STATES } from '../../orders/types.js';
 import type { Refund } from '../../orders/refunds.js';
 import type { Order, OrderEvent } from '../../orders/types.js';
@@ -23,6 +24,7 @@ import type { Response } from 'express';
 
 /** What staff read instead of the form's field names. */
 export const FIELD_LABELS: Record<string, string> = {
+  capture_amount: 'Capture amount',
   refund_amount: 'Refund amount',
   refund_reason: 'Reason',
   decision: 'Decision',
@@ -134,6 +136,7 @@ export function registerOrderRoutes(router: Router, ctx: RouteContext): void {
   async function renderOrder(res: Response, order: Order, status = 200, problem?: ActionProblem, typed?: Record<string, string>): Promise<void> {
     const [events, refunds] = await Promise.all([kit.store.listEvents(order.id), kit.store.listRefunds(order.id)]);
     const refundable = refundableOf(order, refunds);
+    const capturable = capturableOf(order);
     sendView(res, ctx.views, 'order', {
       title: `Order ${order.orderNo}`,
       section: 'orders',
@@ -141,6 +144,9 @@ export function registerOrderRoutes(router: Router, ctx: RouteContext): void {
       here: `${pageContext(res).base}/orders/${encodeURIComponent(order.id)}`,
       actions: allowed(order, refunds),
       refundable,
+      capturable,
+      released: releasedOf(order),
+      captureDefault: typed !== undefined && typed.capture_amount !== '' ? typed.capture_amount : (capturable > 0 ? toWireAmount(capturable, order.currency) : ''),
       refunds: refunds.map((r) => ({
         reference: r.referenceId ?? r.reference ?? '—',
         amount: formatMoney(r.amount, r.currency),
@@ -173,13 +179,17 @@ export function registerOrderRoutes(router: Router, ctx: RouteContext): void {
         return;
       }
       const fields = formOf(res);
-      const typed = { refund_amount: first(fields, 'refund_amount').slice(0, 30), refund_reason: first(fields, 'refund_reason').slice(0, 50) };
+      const typed = {
+        capture_amount: first(fields, 'capture_amount').slice(0, 30),
+        refund_amount: first(fields, 'refund_amount').slice(0, 30),
+        refund_reason: first(fields, 'refund_reason').slice(0, 50),
+      };
       try {
         const chosen = action(fields);
         const staff = staffOf(res);
         const flash = chosen === 'sync'
           ? await syncOrder(kit, staff, order)
-          : await runOrderAction(kit, staff, order, chosen, { amountText: typed.refund_amount, reason: typed.refund_reason });
+          : await runOrderAction(kit, staff, order, chosen, { amountText: typed.refund_amount, reason: typed.refund_reason, captureAmountText: typed.capture_amount });
         redirect(ctx, res, `/orders/${encodeURIComponent(order.id)}`, flash);
       } catch (error) {
         // A refused action stays on the order page, with what was typed and a readable reason.

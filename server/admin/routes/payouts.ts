@@ -11,6 +11,7 @@ import { payoutInputSchema } from '../../gateway/operations/payouts.js';
 import type { PayoutResult } from '../../gateway/operations/payouts.js';
 import { zodIssuesToFields } from '../../gateway/schemas/common.js';
 import { first } from '../../http/form-body.js';
+import type { Flash } from '../flash.js';
 import { isOutcomeUnknown } from '../gateway-actions.js';
 import { PAYOUT_FIELDSETS, beneficiaryLabel, buildPayoutInput, payoutValues } from '../payout-form.js';
 import { formOf } from '../security.js';
@@ -21,15 +22,33 @@ import type { RouteContext } from './context.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The answer's status: failed, completed, or, when it says neither (PENDING, PROCESSING, none),
+ * pending until the payout's notification says how it ended.
+ */
 function patchFromResult(result: PayoutResult): PayoutPatch {
   const { encryption_data: _signature, ...response } = result.raw;
   const failed = result.failureReason !== null || (result.status !== null && /FAIL|REJECT|CANCEL/i.test(result.status));
+  const completed = !failed && result.status !== null && /COMPLETE|SUCCESS|PAID/i.test(result.status);
   return {
-    status: failed ? 'failed' : 'completed',
+    status: failed ? 'failed' : completed ? 'completed' : 'pending',
     transactionId: result.transactionId,
     message: failed ? (result.failureReason ?? result.status) : (result.status ?? 'accepted'),
     response,
   };
+}
+
+function flashFor(saved: PayoutRecord | null): Flash {
+  switch (saved?.status) {
+    case 'completed':
+      return { kind: 'ok', text: `Payout sent: ${saved.message ?? 'accepted'}.` };
+    case 'pending':
+      return { kind: 'ok', text: `Payout accepted by the gateway (${saved.message ?? 'pending'}); its notification will say when it completes.` };
+    case 'unknown':
+      return { kind: 'warning', text: `Payout not completed: ${saved.message ?? 'unknown'}.` };
+    default:
+      return { kind: 'error', text: `Payout not completed: ${saved?.message ?? 'unknown'}.` };
+  }
 }
 
 export function registerPayoutRoutes(router: Router, ctx: RouteContext): void {
@@ -90,15 +109,11 @@ export function registerPayoutRoutes(router: Router, ctx: RouteContext): void {
         ? { status: 'unknown', message: `no answer from the gateway (${code}): the payout may have been made. Check with the gateway quoting request_id ${requestId}; it was not re-sent` }
         : { status: 'failed', message: `refused (${code}): ${err instanceof Error ? err.message : 'unknown error'}` };
     }
-    // The payout's notification may have settled it while its answer was lost: the gateway's
-    // word stands, "no answer" does not overwrite it.
-    const settled = patch.status === 'unknown' ? await adminStore.getPayout(requestId) : null;
+    // The payout's notification may have settled it while its answer was on its way or lost:
+    // the notification's final word stands; "no answer" or "pending" does not overwrite it.
+    const settled = patch.status === 'unknown' || patch.status === 'pending' ? await adminStore.getPayout(requestId) : null;
     const saved = settled !== null && settled.status !== 'submitting' ? settled : await adminStore.updatePayout(requestId, patch);
-    const ok = saved?.status === 'completed';
-    redirect(ctx, res, `/payouts/${requestId}`, {
-      kind: ok ? 'ok' : saved?.status === 'unknown' ? 'warning' : 'error',
-      text: ok ? `Payout sent: ${saved.message ?? 'accepted'}.` : `Payout not completed: ${saved?.message ?? 'unknown'}.`,
-    });
+    redirect(ctx, res, `/payouts/${requestId}`, flashFor(saved));
   });
 
   // Signed notifications nothing matched (checkout/notification-facts.ts keeps them here).

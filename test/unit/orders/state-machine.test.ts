@@ -4,6 +4,7 @@ import type { PaymentOutcome } from '../../../server/gateway/codes.js';
 import {
   AUTHORIZATION_RELEASED,
   OUTCOME_STATE,
+  REQUESTED_CAPTURE,
   TRANSITIONS,
   decide,
   isFinal,
@@ -252,5 +253,35 @@ describe('properties', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('partial capture (one capture per authorisation, the rest released)', () => {
+  it('a capture reported with its amount records that amount', () => {
+    expect(decide(orderIn('authorized'), { outcome: 'approved', capturedAmount: 600 })).toMatchObject({ kind: 'transition', to: 'paid', patch: { capturedAmount: 600 } });
+  });
+
+  it('a report without the amount (notification, query) records the capture requested on the authorised order', () => {
+    const requested = orderIn('authorized', { data: { [REQUESTED_CAPTURE]: 600 } });
+    expect(decide(requested, { outcome: 'approved' })).toMatchObject({ patch: { capturedAmount: 600 } });
+    // Withdrawn (null) or nonsense: the whole amount, as for any capture the kit did not ask for.
+    for (const value of [null, 0, -5, 1.5, AMOUNT + 1, '600']) {
+      expect(decide(orderIn('authorized', { data: { [REQUESTED_CAPTURE]: value } }), { outcome: 'approved' })).toMatchObject({ patch: { capturedAmount: AMOUNT } });
+    }
+    // Only an authorisation is captured in part: a sale approved from pending is the whole amount.
+    expect(decide(orderIn('pending', { data: { [REQUESTED_CAPTURE]: 600 } }), { outcome: 'approved' })).toMatchObject({ patch: { capturedAmount: AMOUNT } });
+  });
+
+  it('refuses a captured amount of zero or more than authorised', () => {
+    expect(decide(orderIn('authorized'), { outcome: 'approved', capturedAmount: 0 }).kind).toBe('reject');
+    expect(decide(orderIn('authorized'), { outcome: 'approved', capturedAmount: AMOUNT + 1 }).kind).toBe('reject');
+  });
+
+  it('refunds are bounded by what was captured, and refunding all of it is a full refund', () => {
+    const paid = orderIn('paid', { capturedAmount: 600 });
+    expect(decide(paid, { outcome: 'partially_refunded', refundedAmount: 200 })).toMatchObject({ kind: 'transition', patch: { refundedAmount: 200 } });
+    expect(decide(paid, { outcome: 'partially_refunded', refundedAmount: 600 }).kind).toBe('reject');
+    expect(decide(paid, { outcome: 'refunded', refundedAmount: 700 }).kind).toBe('reject');
+    expect(decide(paid, { outcome: 'refunded' })).toMatchObject({ kind: 'transition', to: 'refunded', patch: { refundedAmount: 600 } });
   });
 });
