@@ -28,7 +28,8 @@ import { createAssetRoutes } from './render-assets.js';
 import { createPayPages } from './render-pages.js';
 import { compileView, sendPage, translatorOf } from './render.js';
 import { cspMiddleware } from './security/csp.js';
-import { observePayStarted, requestSpan } from '../observability/tracing.js';
+import { observePayStarted } from '../observability/observer.js';
+import { requestSpan } from '../tracing.js';
 import { payRateLimit, RATE_LIMIT_MESSAGE } from './security/rate-limit.js';
 import { seeOtherNoStore } from './no-store.js';
 

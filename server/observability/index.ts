@@ -2,4 +2,4 @@ export { createKitMetrics, PENDING_SCAN_LIMIT, PENDING_STATES, type KitMetrics, 
 export { createMetricsRouter } from './metrics-router.js';
 export { createHealth, createHealthRouter, type Health, type HealthCheck, type HealthCheckName, type HealthOptions, type HealthReport } from './health.js';
 export { declineFamily, noObserver, type KitObserver, type NotificationResult } from './observer.js';
-export { currentTraceparent, inCarriedSpan, inSpan, TRACER_NAME } from './tracing.js';
+export { currentTraceparent, inCarriedSpan, inSpan, TRACER_NAME } from '../tracing.js';
