@@ -9,7 +9,7 @@ import type { RefundStatus } from './refunds.js';
 import type { OrderHooks } from './hooks.js';
 import type { OutboxDispatcher, OutboxDispatcherOptions } from './outbox-dispatcher.js';
 import type { AppendResult, OrderStore } from './store.js';
-import type { FactSource, NewEvent, Order, OrderEvent, OrderState, PaymentMethodKind } from './types.js';
+import type { FactSource, NewEvent, Order, OrderEvent, PaymentMethodKind } from './types.js';
 
 /** What the gateway's query operation says about one order. Amounts in minor units. */
 export interface GatewayOrderFact {
