@@ -40,7 +40,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['eslint.config.js', 'vitest.config.ts'],
+    files: ['eslint.config.js', 'vitest.config.ts', '.dependency-cruiser.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
 );

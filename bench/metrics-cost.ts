@@ -6,7 +6,7 @@
  * handles notify on one thread, so 1 / notify_rps is the time one request takes of it.
  */
 import { createKitMetrics } from '../server/observability/metrics.js';
-import { inSpan, withTraceContext } from '../server/observability/tracing.js';
+import { inSpan, withTraceContext } from '../server/tracing.js';
 
 const ROUNDS = 200_000;
 

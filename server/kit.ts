@@ -25,8 +25,6 @@ import { createSqliteStore, DEFAULT_SQLITE_PATH } from './orders/stores/sqlite.j
 import { createSweeper, type Sweeper } from './orders/sweeper.js';
 import { createKitOperations, type KitOperations } from './observability/kit-operations.js';
 
-export type { Sweeper } from './orders/sweeper.js';
-
 export interface CheckoutKit extends KitOperations {
   /** Mount with `app.use('/checkout', kit.router)` (the path of `publicUrl`). */
   router: Router;

@@ -1,17 +1,12 @@
-export { createCheckoutKit, type CheckoutKit, type Sweeper } from '../kit.js';
-export type { CheckoutHooks, CheckoutKitOptions, PayPageRender, PayoutChange, KitGatewayOptions, KitRateLimitOptions, ResolvedKitOptions, KitSweeperOptions, KitOutboxOptions, ThreeDSMode } from './options-types.js';
-export { OPTION_DEFAULTS, TOKEN_SECRET_MIN_LENGTH, resolveKitOptions } from './options.js';
-export { createKitUrls, type KitContext, type KitUrls } from './context.js';
-export { DEFAULT_TOKEN_TTL_MS, TOKEN_PURPOSES, createUrlTokens, type TokenPurpose, type UrlTokens, type UrlTokensOptions } from './tokens.js';
-export { createPayment, createPaymentSchema, type CreatePaymentInput, type CreatePaymentResult } from './payments.js';
-export { createGatewayPort } from './gateway-port.js';
-export { createCheckoutRouter } from './router.js';
-export { createPayRoutes } from './pay/route.js';
-export { payFormLocals, formatMoney, type OrderSummary, type PayFormOptions, type PayFormValues } from './pay/form.js';
-export { BUILT_IN_LOCALES, createCatalogue, formatCard, formatDate, negotiateLocale, type Catalogue, type TranslationOverrides, type TranslationTree, type Translator } from '../i18n/index.js';
-export { createAssetRoutes } from './render-assets.js';
-export { deviceData, parseDeviceFields, serverDeviceFields, deviceFormSchema, DEVICE_FIELD_NAMES, type DeviceData } from './device.js';
-export { cspMiddleware, allowFormAction, cspNonce, originOf } from '../http/csp.js';
+// The checkout side's public names: the kit's options and the types its parts expose, and what a
+// shop's own pay page or routes use (pay page locals, CSP, no-sniff).
+export type {
+  CheckoutHooks, CheckoutKitOptions, KitGatewayOptions, KitOutboxOptions, KitRateLimitOptions, KitSweeperOptions,
+  PayPageRender, PayoutChange, ResolvedKitOptions, ThreeDSMode,
+} from './options-types.js';
+export type { KitContext, KitUrls } from './context.js';
+export type { TokenPurpose, UrlTokens } from './tokens.js';
+export type { CreatePaymentInput, CreatePaymentResult } from './payments.js';
+export { payFormLocals, type OrderSummary, type PayFormOptions, type PayFormValues } from './pay/form.js';
+export { cspMiddleware, originOf } from '../http/csp.js';
 export { noSniff } from '../http/no-sniff.js';
-export { createCsrf, CSRF_FIELD, CSRF_COOKIE, type Csrf, type CsrfOptions } from '../http/csrf.js';
-export { payRateLimit, type PayRateLimitOptions } from '../http/rate-limit.js';

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
 import { NotificationError } from '../errors.js';
 import { summarizeNotification, type NotificationFact } from '../gateway/operations/notifications.js';
-import { inSpan } from '../observability/tracing.js';
+import { inSpan } from '../tracing.js';
 import type { NotificationResult } from '../observability/observer.js';
 import type { KitContext } from './context.js';
 import { sendNoStore } from '../http/no-store.js';

@@ -10,7 +10,7 @@ import type { GatewayClient } from '../gateway/client.js';
 import type { SignatureRecipe, SignedOperation } from '../gateway/signing.js';
 import type { Catalogue, TranslationOverrides } from '../i18n/index.js';
 import type { Logger } from '../logging.js';
-import type { OrderHooks } from '../orders/engine-types.js';
+import type { OrderHooks } from '../orders/hooks.js';
 import type { OutboxDispatcherOptions } from '../orders/outbox-dispatcher.js';
 import type { OrderStore } from '../orders/store.js';
 import type { PaymentMethodKind } from '../orders/types.js';

@@ -21,7 +21,7 @@ import { GATEWAY_ACCOUNT_OPTIONS, gatewayAccountSchema } from './client-options.
 import { resolveRecipes, SIGNED_OPERATIONS, type SignatureRecipe, type SignedOperation } from './signing.js';
 import { fetchTransport, nodeTransport } from './transport.js';
 import { DEFAULT_JSON_CONTENT_TYPE } from './wire.js';
-import type { KitObserver } from '../observability/observer.js';
+import type { GatewayCallObserver } from './observed-call.js';
 
 export interface GatewayClientOptions {
   /** e.g. https://gateway.example/ (test and live accounts have separate base URLs). */
@@ -45,7 +45,7 @@ export interface GatewayClientOptions {
   recipes?: Partial<Record<SignedOperation, SignatureRecipe>>;
   logger?: Logger;
   /** Counts and times each gateway request (the kit passes its metrics). */
-  observer?: KitObserver;
+  observer?: GatewayCallObserver;
   /** Retries of the two reads (query, refund search); default 3 attempts, 200 ms base delay. */
   readRetries?: RetryPolicy;
   /** Check amount = item_total + shipping + … − discount before sending; default false. */

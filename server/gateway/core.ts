@@ -7,8 +7,7 @@
 import type { z } from 'zod';
 import { GatewayError, KitError, ProtocolError, TransportError, type ErrorCode } from '../errors.js';
 import { maskCardNumbers, redact, silentLogger, type Logger } from '../logging.js';
-import { observeGatewayCall } from '../observability/gateway-calls.js';
-import type { KitObserver } from '../observability/observer.js';
+import { observeGatewayCall, type GatewayCallObserver } from './observed-call.js';
 import { GATEWAY_ERROR_CODES } from './codes.js';
 import { gatewayErrorBodySchema, zodIssuesToFields } from './schemas/common.js';
 import { TransportFailure, type Transport, type TransportReply } from './transport.js';
@@ -32,7 +31,7 @@ export interface CoreConfig {
   readRetries: RetryPolicy;
   sleep?: (ms: number) => Promise<void>;
   /** Counts and times every attempt (metrics); spans are made either way. */
-  observer?: KitObserver | undefined;
+  observer?: GatewayCallObserver | undefined;
 }
 
 export interface CallOptions {

@@ -7,7 +7,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { OrderStore } from '../orders/store.js';
 import type { OrderState } from '../orders/types.js';
-import { declineFamily, FINISHED_STATES, type KitObserver } from './observer.js';
+import { FINISHED_STATES } from '../orders/order-observer.js';
+import { declineFamily, type KitObserver } from './observer.js';
 
 export interface KitMetricsOptions {
   /** The shop's own registry; a new one by default. */

@@ -7,6 +7,9 @@
  * Every argument is from a small fixed set (method, state, operation, result…): never an order
  * number, an e-mail or anything the shopper typed, so metric label sets stay bounded.
  */
+import { trace } from '@opentelemetry/api';
+import type { GatewayCallObserver } from '../gateway/observed-call.js';
+import type { OrderObserver } from '../orders/order-observer.js';
 import type { PaymentMethodKind } from '../orders/types.js';
 
 /** How one notification ended, as the notify route answered it. */
@@ -14,33 +17,17 @@ export type NotificationResult =
   | 'applied' | 'duplicate' | 'ignored' | 'rejected' | 'mismatch' | 'unrecognised' | 'unmatched' | 'payout'
   | 'retry' | 'refused_signature' | 'other_account' | 'unreadable' | 'error';
 
-/** How one gateway request ended. */
-export type GatewayCallOutcome = 'ok' | 'refused' | 'timeout' | 'connection_error' | 'error';
-
 /** Which limit refused a request. */
 export type RateLimiter = 'pay' | 'admin_sign_in';
 
 /** Why a payment attempt looks like card testing. */
 export type CardTestingSignal = 'rate_limit' | 'repeated_fields';
 
-export interface SweepFigures {
-  settled: number;
-  expired: number;
-  errors: number;
-}
-
-export interface KitObserver {
+/** The kit's one observer: what the gateway client and the order side report, and the routes' own events. */
+export interface KitObserver extends GatewayCallObserver, OrderObserver {
   /** A shopper's payment was sent to the gateway with this method. */
   paymentStarted(method: PaymentMethodKind): void;
-  /**
-   * A payment reached a final state (paid, authorized, declined, failed, cancelled, expired).
-   * `resultCode` is the gateway's result code when it gave one (e.g. `0051`), `createdAt` the order's.
-   */
-  paymentFinished(method: PaymentMethodKind | null, state: string, resultCode: string | null, createdAt: Date): void;
   notification(result: NotificationResult): void;
-  gatewayCall(operation: string, outcome: GatewayCallOutcome, seconds: number): void;
-  sweepFinished(figures: SweepFigures): void;
-  hookFailed(hook: string, gaveUp: boolean): void;
   rateLimited(limiter: RateLimiter): void;
   cardTestingSuspected(signal: CardTestingSignal): void;
 }
@@ -57,9 +44,6 @@ export const noObserver: KitObserver = {
   rateLimited: nothing,
   cardTestingSuspected: nothing,
 };
-
-/** States a payment ends in for the payments-finished count (later refunds are not a new outcome). */
-export const FINISHED_STATES: ReadonlySet<string> = new Set(['paid', 'authorized', 'declined', 'failed', 'cancelled', 'expired']);
 
 /**
  * The decline code's family: a bounded label from the gateway's result code. Codes the kit
@@ -79,4 +63,10 @@ export function declineFamily(resultCode: string | null | undefined): string {
     case '': return 'unknown';
     default: return 'other';
   }
+}
+
+/** A payment sent with `method`: counted, and named on the pay request's span. */
+export function observePayStarted(observer: KitObserver | undefined, method: PaymentMethodKind): void {
+  trace.getActiveSpan()?.setAttribute('checkout.method', method);
+  observer?.paymentStarted(method);
 }

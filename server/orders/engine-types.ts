@@ -4,11 +4,12 @@
  */
 import type { PaymentOutcome } from '../gateway/codes.js';
 import type { Logger } from '../logging.js';
-import type { KitObserver } from '../observability/observer.js';
+import type { OrderObserver } from './order-observer.js';
 import type { RefundStatus } from './refunds.js';
+import type { OrderHooks } from './hooks.js';
 import type { OutboxDispatcher, OutboxDispatcherOptions } from './outbox-dispatcher.js';
 import type { AppendResult, OrderStore } from './store.js';
-import type { FactSource, NewEvent, Order, OrderEvent, OrderState, PaymentMethodKind } from './types.js';
+import type { FactSource, NewEvent, Order, OrderEvent, PaymentMethodKind } from './types.js';
 
 /** What the gateway's query operation says about one order. Amounts in minor units. */
 export interface GatewayOrderFact {
@@ -155,63 +156,6 @@ export interface ApplyOptions {
   known?: Order;
 }
 
-export interface TransitionInfo {
-  from: OrderState;
-  to: OrderState;
-  source: FactSource;
-  /**
-   * The id of this hook call, the same on every delivery attempt: hooks are delivered at least
-   * once, so a hook that must act once keeps the ids it has acted on (docs/orders.md).
-   */
-  eventId: string;
-}
-
-/** What `onAttention` receives besides the order and the new reasons. */
-export interface AttentionInfo {
-  source: FactSource;
-  /** As `TransitionInfo.eventId`. */
-  eventId: string;
-}
-
-export interface RefundInfo extends TransitionInfo {
-  /** Minor units refunded: the sum of the order's succeeded refund rows. */
-  refundedAmount: number;
-}
-
-export interface DisputeInfo extends TransitionInfo {
-  reason: string | null;
-}
-
-export type OrderHook<I = TransitionInfo> = (order: Order, info: I) => void | Promise<void>;
-
-/**
- * The shop's reactions, each owed once per stored change and written to the outbox in the
- * change's transaction; the dispatcher calls them after the change is stored, at least once,
- * retrying a hook that throws, with the same `eventId` on every attempt.
- */
-export interface OrderHooks {
-  onTransition?: OrderHook;
-  onPaid?: OrderHook;
-  onAuthorized?: OrderHook;
-  /** declined or failed. */
-  onFailed?: OrderHook;
-  onCancelled?: OrderHook;
-  onExpired?: OrderHook;
-  /** partially_refunded (more refunded) or refunded. */
-  onRefunded?: OrderHook<RefundInfo>;
-  onChargeback?: OrderHook;
-  /**
-   * The order moved to `chargeback` (a dispute or chargeback notification, or the gateway's
-   * query); called after `onChargeback`. `reason` is the gateway's chargeback_reason
-   * (`order.data.chargebackReason`), when it gave one.
-   */
-  onDispute?: OrderHook<DisputeInfo>;
-  onInReview?: OrderHook;
-  onRequiresAction?: OrderHook;
-  /** Whenever the order's attention text gains reasons; `reason` holds the new ones, one per line. */
-  onAttention?: (order: Order, reason: string, info: AttentionInfo) => void | Promise<void>;
-}
-
 export interface ReconcileEngineOptions {
   store: OrderStore;
   hooks?: OrderHooks;
@@ -228,7 +172,7 @@ export interface ReconcileEngineOptions {
   /** The hook outbox's dispatcher settings (interval, lease, retries); the engine creates it. */
   outbox?: Omit<OutboxDispatcherOptions, 'store' | 'hooks' | 'logger' | 'owner' | 'observer'>;
   /** Told of every payment that reaches a final state, and (through the outbox) of failed hooks. */
-  observer?: KitObserver;
+  observer?: OrderObserver;
 }
 
 export interface ReconcileEngine {

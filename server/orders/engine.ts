@@ -10,8 +10,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../logging.js';
-import { reportChange } from '../observability/engine-events.js';
-import { withTraceContext } from '../observability/tracing.js';
+import { withTraceContext } from '../tracing.js';
+import { reportChange } from './order-observer.js';
 import { CONFIRMABLE_OUTCOMES, answerIsBehind, factEvent, factFromAnswer, mismatchOf, withGatewayAnswer, withoutMismatchReasons } from './engine-facts.js';
 import type { EventContext } from './engine-facts.js';
 import type { ApplyOptions, ApplyResult, GatewayOrderFact, PaymentFact, ReconcileEngine, ReconcileEngineOptions } from './engine-types.js';

@@ -3,10 +3,66 @@
  * owes, written by the store in the change's own transaction; `callHook` makes one such call
  * when the dispatcher (outbox-dispatcher.ts) delivers the entry, with the entry's id as `eventId`.
  */
-import type { OrderHooks, TransitionInfo } from './engine-types.js';
 import type { NewOutboxEntry, OutboxEntry } from './store.js';
-import type { FactSource, OrderState } from './types.js';
+import type { FactSource, Order, OrderState } from './types.js';
 import { ORDER_STATES } from './types.js';
+
+export interface TransitionInfo {
+  from: OrderState;
+  to: OrderState;
+  source: FactSource;
+  /**
+   * The id of this hook call, the same on every delivery attempt: hooks are delivered at least
+   * once, so a hook that must act once keeps the ids it has acted on (docs/orders.md).
+   */
+  eventId: string;
+}
+
+/** What `onAttention` receives besides the order and the new reasons. */
+export interface AttentionInfo {
+  source: FactSource;
+  /** As `TransitionInfo.eventId`. */
+  eventId: string;
+}
+
+export interface RefundInfo extends TransitionInfo {
+  /** Minor units refunded: the sum of the order's succeeded refund rows. */
+  refundedAmount: number;
+}
+
+export interface DisputeInfo extends TransitionInfo {
+  reason: string | null;
+}
+
+export type OrderHook<I = TransitionInfo> = (order: Order, info: I) => void | Promise<void>;
+
+/**
+ * The shop's reactions, each owed once per stored change and written to the outbox in the
+ * change's transaction; the dispatcher calls them after the change is stored, at least once,
+ * retrying a hook that throws, with the same `eventId` on every attempt.
+ */
+export interface OrderHooks {
+  onTransition?: OrderHook;
+  onPaid?: OrderHook;
+  onAuthorized?: OrderHook;
+  /** declined or failed. */
+  onFailed?: OrderHook;
+  onCancelled?: OrderHook;
+  onExpired?: OrderHook;
+  /** partially_refunded (more refunded) or refunded. */
+  onRefunded?: OrderHook<RefundInfo>;
+  onChargeback?: OrderHook;
+  /**
+   * The order moved to `chargeback` (a dispute or chargeback notification, or the gateway's
+   * query); called after `onChargeback`. `reason` is the gateway's chargeback_reason
+   * (`order.data.chargebackReason`), when it gave one.
+   */
+  onDispute?: OrderHook<DisputeInfo>;
+  onInReview?: OrderHook;
+  onRequiresAction?: OrderHook;
+  /** Whenever the order's attention text gains reasons; `reason` holds the new ones, one per line. */
+  onAttention?: (order: Order, reason: string, info: AttentionInfo) => void | Promise<void>;
+}
 
 /** A change about to be stored by a compare-and-set: its hooks are owed if, and once, it wins. */
 export interface StoredChange {

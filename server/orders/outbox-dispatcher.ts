@@ -22,10 +22,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { redact, silentLogger } from '../logging.js';
 import type { Logger } from '../logging.js';
-import type { KitObserver } from '../observability/observer.js';
-import { inCarriedSpan } from '../observability/tracing.js';
-import type { OrderHooks } from './engine-types.js';
-import { callHook, entryStates } from './hooks.js';
+import type { OrderObserver } from './order-observer.js';
+import { inCarriedSpan } from '../tracing.js';
+import { callHook, entryStates, type OrderHooks } from './hooks.js';
 import type { OrderStore, OutboxEntry } from './store.js';
 import type { FactSource } from './types.js';
 
@@ -54,7 +53,7 @@ export interface OutboxDispatcherOptions {
   waitMs?: number;
   now?: () => Date;
   /** Told of every failed delivery. */
-  observer?: KitObserver | undefined;
+  observer?: OrderObserver | undefined;
 }
 
 export interface OutboxDispatcher {

@@ -12,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { redact, silentLogger } from '../logging.js';
 import type { Logger } from '../logging.js';
-import type { KitObserver } from '../observability/observer.js';
-import { inSpan } from '../observability/tracing.js';
+import type { OrderObserver } from './order-observer.js';
+import { inSpan } from '../tracing.js';
 import { factFromAnswer } from './engine-facts.js';
 import type { ApplyResult, GatewayOrderFact, GatewayPort, ReconcileEngine } from './engine-types.js';
 import type { OrderStore } from './store.js';
@@ -50,7 +50,7 @@ export interface SweeperOptions {
   logger?: Logger;
   now?: () => Date;
   /** Told of every run's figures (metrics). */
-  observer?: KitObserver;
+  observer?: OrderObserver;
 }
 
 export interface SweepReport {

@@ -11,7 +11,8 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { ValidationError } from '../../errors.js';
 import type { PreparedPayment } from '../../gateway/operations/payments.js';
-import { observePayStarted, requestSpan } from '../../observability/tracing.js';
+import { observePayStarted } from '../../observability/observer.js';
+import { requestSpan } from '../../tracing.js';
 import type { Order } from '../../orders/types.js';
 import type { KitContext } from '../context.js';
 import { deviceData } from '../device.js';

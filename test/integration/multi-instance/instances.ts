@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { CheckoutKitOptions } from '../../../server/checkout/options-types.js';
 import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
 import type { Logger } from '../../../server/logging.js';
-import type { OrderHooks } from '../../../server/orders/engine-types.js';
+import type { OrderHooks } from '../../../server/orders/hooks.js';
 import { createPostgresStore, type PostgresOrderStore } from '../../../server/orders/stores/postgres.js';
 import type { OrderEvent } from '../../../server/orders/types.js';
 import { createSandbox, type Sandbox, type SandboxListener } from '../../../server/sandbox/index.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../server/logging.js';
-import type { GatewayOrderFact, GatewayPort, OrderHooks } from '../../../server/orders/engine-types.js';
+import type { GatewayOrderFact, GatewayPort } from '../../../server/orders/engine-types.js';
+import type { OrderHooks } from '../../../server/orders/hooks.js';
 import type { OrderStore } from '../../../server/orders/store.js';
 import { createMemoryStore } from '../../../server/orders/stores/memory.js';
 import type { NewOrder, Order } from '../../../server/orders/types.js';

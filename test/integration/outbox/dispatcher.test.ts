@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReconcileEngine } from '../../../server/orders/engine.js';
-import type { OrderHooks } from '../../../server/orders/engine-types.js';
+import type { OrderHooks } from '../../../server/orders/hooks.js';
 import { createOutboxDispatcher } from '../../../server/orders/outbox-dispatcher.js';
 import { createMemoryStore } from '../../../server/orders/stores/memory.js';
 import { createSqliteStore } from '../../../server/orders/stores/sqlite.js';

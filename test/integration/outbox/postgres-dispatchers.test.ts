@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OrderHooks } from '../../../server/orders/engine-types.js';
+import type { OrderHooks } from '../../../server/orders/hooks.js';
 import { createOutboxDispatcher } from '../../../server/orders/outbox-dispatcher.js';
 import { createPostgresStore } from '../../../server/orders/stores/postgres.js';
 import type { PostgresOrderStore } from '../../../server/orders/stores/postgres.js';

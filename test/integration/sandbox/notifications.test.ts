@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyMessage } from '../../../server/gateway/signing.js';
-import { nominalSchedule } from '../../../server/sandbox/index.js';
+import { nominalSchedule } from '../../../server/sandbox/retry.js';
 import {
   directRequest, formsOf, postJsonAsForm, readRespon, SIGN_KEY, startReceiver, startSandbox, type Harness, type Receiver,
 } from './support.js';

@@ -7,7 +7,7 @@ import express, { Router } from 'express';
 import { z } from 'zod';
 import { isKitError } from '../../../server/errors.js';
 import type { CheckoutKit } from '../../../server/kit.js';
-import type { OrderHooks } from '../../../server/orders/engine-types.js';
+import type { OrderHooks } from '../../../server/orders/hooks.js';
 
 export const MERCHANT_ID = '701001';
 export const ACCOUNT_ID = '701001010';

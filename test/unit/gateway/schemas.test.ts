@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import {
-  authoriseResponseSchema, BATCH_LIMITS, captureRequestSchema, checkoutRequestSchema, directPaymentRequestSchema,
-  gatewayErrorBodySchema, notificationSchema, payoutRequestSchema, queryRequestSchema, queryResponseSchema, zodIssuesToFields,
-} from '../../../server/gateway/schemas/index.js';
+import { BATCH_LIMITS, captureRequestSchema } from '../../../server/gateway/schemas/batch.js';
+import { gatewayErrorBodySchema, zodIssuesToFields } from '../../../server/gateway/schemas/common.js';
+import { notificationSchema } from '../../../server/gateway/schemas/notifications.js';
+import { checkoutRequestSchema, directPaymentRequestSchema } from '../../../server/gateway/schemas/payments.js';
+import { payoutRequestSchema } from '../../../server/gateway/schemas/payouts.js';
+import { queryRequestSchema, queryResponseSchema } from '../../../server/gateway/schemas/queries.js';
+import { authoriseResponseSchema } from '../../../server/gateway/schemas/responses.js';
 
 const SIG = 'a'.repeat(64);
 const direct = {

@@ -9,8 +9,6 @@
  */
 import type { ServerResponse } from 'node:http';
 import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Span } from '@opentelemetry/api';
-import type { PaymentMethodKind } from '../orders/types.js';
-import type { KitObserver } from './observer.js';
 
 export const TRACER_NAME = 'acquiring-checkout-kit';
 
@@ -80,10 +78,4 @@ export function requestSpan(name: string): (req: unknown, res: ServerResponse, n
     res.once('close', end);
     context.with(trace.setSpan(context.active(), span), next);
   };
-}
-
-/** A payment sent with `method`: counted, and named on the pay request's span. */
-export function observePayStarted(observer: KitObserver | undefined, method: PaymentMethodKind): void {
-  trace.getActiveSpan()?.setAttribute('checkout.method', method);
-  observer?.paymentStarted(method);
 }

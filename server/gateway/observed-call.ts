@@ -3,8 +3,15 @@
  * number and HTTP status, never the body) and the request counter and latency histogram.
  */
 import { GatewayError, TransportError } from '../errors.js';
-import type { GatewayCallOutcome, KitObserver } from './observer.js';
-import { inClientSpan } from './tracing.js';
+import { inClientSpan } from '../tracing.js';
+
+/** How one gateway request ended. */
+export type GatewayCallOutcome = 'ok' | 'refused' | 'timeout' | 'connection_error' | 'error';
+
+/** What the client reports of each request attempt (the kit's observer is one: observability/observer.ts). */
+export interface GatewayCallObserver {
+  gatewayCall(operation: string, outcome: GatewayCallOutcome, seconds: number): void;
+}
 
 function outcomeOf(error: unknown): GatewayCallOutcome {
   if (error instanceof TransportError) return error.code === 'ERR_TRANSPORT_TIMEOUT' ? 'timeout' : 'connection_error';
@@ -13,7 +20,7 @@ function outcomeOf(error: unknown): GatewayCallOutcome {
 }
 
 export function observeGatewayCall<T extends { status: number }>(
-  observer: KitObserver | undefined, operation: string, attempt: number, run: () => Promise<T>,
+  observer: GatewayCallObserver | undefined, operation: string, attempt: number, run: () => Promise<T>,
 ): Promise<T> {
   return inClientSpan(`gateway ${operation}`, { 'gateway.operation': operation, 'gateway.attempt': attempt }, async (span) => {
     const started = performance.now();

@@ -1,0 +1,34 @@
+/**
+ * What the order side (reconcile engine, sweeper, hook outbox) reports as it works. It knows
+ * nothing of Prometheus: the kit's observer (observability/observer.ts) implements this, and a
+ * part given none reports nothing.
+ */
+import type { StoredChange } from './hooks.js';
+import type { Order, PaymentMethodKind } from './types.js';
+
+export interface SweepFigures {
+  settled: number;
+  expired: number;
+  errors: number;
+}
+
+export interface OrderObserver {
+  /**
+   * A payment reached a final state (paid, authorized, declined, failed, cancelled, expired).
+   * `resultCode` is the gateway's result code when it gave one (e.g. `0051`), `createdAt` the order's.
+   */
+  paymentFinished(method: PaymentMethodKind | null, state: string, resultCode: string | null, createdAt: Date): void;
+  sweepFinished(figures: SweepFigures): void;
+  hookFailed(hook: string, gaveUp: boolean): void;
+}
+
+/** States a payment ends in for the payments-finished count (later refunds are not a new outcome). */
+export const FINISHED_STATES: ReadonlySet<string> = new Set(['paid', 'authorized', 'declined', 'failed', 'cancelled', 'expired']);
+
+/** What the reconcile engine reports after a stored change: a payment that reached a final state. */
+export function reportChange(observer: OrderObserver | undefined, order: Order | null, change: StoredChange | undefined): void {
+  const to = change?.transition?.to;
+  if (observer === undefined || order === null || to === undefined || !FINISHED_STATES.has(to)) return;
+  const code = order.data.resultCode;
+  observer.paymentFinished(order.method, to, typeof code === 'string' ? code : null, order.createdAt);
+}

@@ -1,3 +1,0 @@
-export * from './memory.js';
-export * from './sqlite.js';
-export * from './postgres.js';
