@@ -16,7 +16,11 @@ export {
 } from './operations/notifications.js';
 export type { OptimiseInput, OptimiseResult, RankedPaymentMethod } from './operations/optimise.js';
 export type { ApmPaymentInput, CheckoutInput, DirectPaymentInput } from './operations/payment-inputs.js';
-export type { CheckoutForm, PaymentsApi } from './operations/payments.js';
+export type { CheckoutForm, PaymentsApi, PreparedPayment, SignedAuthorise } from './operations/payments.js';
+export type { GatewayAccountOptions } from './client-options.js';
+export type {
+  AmountParts, MethodsQuery, PaymentAddress, PaymentDevice, PaymentMethodChoice, PaymentRequest, PaymentShopper, SubscriptionPlan,
+} from './payment-request.js';
 export type { PayoutInput, PayoutResult, PayoutsApi } from './operations/payouts.js';
 export type { QueriesApi } from './operations/queries.js';
 export type { QueryOrder, QueryResult, RefundRecord, RefundSearchResult } from './operations/query-results.js';
