@@ -108,7 +108,14 @@ export async function runOrderAction(
     request.refundId = reserved.id;
   }
 
-  const [outcome] = await sendAction(kit.client, action, [request]);
+  let outcome;
+  try {
+    [outcome] = await sendAction(kit.client, action, [request]);
+  } catch (err) {
+    // Input the client refused: nothing was sent, so the requested capture is withdrawn.
+    if (action === 'capture') await withdrawCaptureRequest(kit.engine, order, 'admin', staff.id).catch(() => undefined);
+    throw err;
+  }
   if (outcome === undefined) return { kind: 'error', text: 'The gateway call returned nothing.' };
   await kit.engine.record(order.id, { type: 'admin_action', source: 'admin', actor: staff.id, data: actionEventData(action, outcome) });
 

@@ -105,9 +105,16 @@ export async function captureOrder(deps: CaptureDeps, orderId: string, options: 
   }
   const amount = checkCaptureAmount(found, options.amount ?? capturableOf(found));
   const order = await requestCapture(deps.engine, found, amount, 'api', options.actor);
-  const [result] = await deps.client.batch.capture([
-    { transaction_id: order.transactionId ?? '', order_no: order.orderNo, currency: order.currency, amount },
-  ]);
+  let result;
+  try {
+    [result] = await deps.client.batch.capture([
+      { transaction_id: order.transactionId ?? '', order_no: order.orderNo, currency: order.currency, amount },
+    ]);
+  } catch (err) {
+    // Input the client refused: nothing was sent, so nothing was captured.
+    await withdrawCaptureRequest(deps.engine, order, 'api', options.actor);
+    throw err;
+  }
   const common = { orderId: order.id, source: 'api' as const, ...(options.actor === undefined ? {} : { actor: options.actor }) };
   const error = result?.error ?? null;
   const unknown = result === undefined || (error !== null && isOutcomeUnknown(error));

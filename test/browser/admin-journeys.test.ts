@@ -5,6 +5,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './a11y.js';
 import { HAS_CHROMIUM, newShopper, useJourneyEnv, type StoreUnderTest } from './harness.js';
 import { buyWithCard, flashText, openAdminOrder, signInAsStaff, waitForHeading, waitForState } from './shopper.js';
 
@@ -112,6 +113,7 @@ describe.skipIf(!HAS_CHROMIUM)('staff journeys in the demo store admin (Chromium
     await openAdminOrder(staff.page, manual, orderId);
     const form = staff.page.locator('form.capture');
     expect(await form.textContent()).toContain('Authorised 59.00 EUR · already captured 0.00 EUR');
+    expect(await axeViolations(staff.page)).toEqual([]);
     const amount = staff.page.getByLabel(/^Capture amount/);
     expect(await amount.inputValue()).toBe('59.00');
 
@@ -120,6 +122,7 @@ describe.skipIf(!HAS_CHROMIUM)('staff journeys in the demo store admin (Chromium
     const problem = staff.page.locator('#action-problem');
     expect(await problem.textContent()).toContain('Capture amount: 60.00 EUR is more than the 59.00 EUR authorised and not yet captured');
     expect(await staff.page.getByLabel(/^Capture amount/).getAttribute('aria-invalid')).toBe('true');
+    expect(await axeViolations(staff.page)).toEqual([]);
     expect((await manual.store.kit.store.get(orderId))?.state).toBe('authorized');
 
     await staff.page.getByLabel(/^Capture amount/).fill('20.00');
@@ -136,7 +139,7 @@ describe.skipIf(!HAS_CHROMIUM)('staff journeys in the demo store admin (Chromium
     expect(shopper.problems).toEqual([]);
     expect(staff.problems.filter((p) => !p.text.includes('status of 400'))).toEqual([]);
     await Promise.all([shopper.close(), staff.close()]);
-  });
+  }, 120_000); // two accessibility audits on a shared machine
 
   it('captures several authorised orders in one batch job', async () => {
     const shopper = await newShopper(browser);
