@@ -6,3 +6,4 @@ export { TEST_CARDS, type CardBehaviour } from './cards.js';
 export { APM_METHODS, type ApmMethod } from './apm-methods.js';
 export { nominalSchedule, retryGapMs } from './retry.js';
 export type * from './types.js';
+export type { ClockAdvance } from './clock.js';
