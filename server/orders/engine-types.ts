@@ -184,6 +184,18 @@ export interface DisputeInfo extends TransitionInfo {
 
 export type OrderHook<I = TransitionInfo> = (order: Order, info: I) => void | Promise<void>;
 
+/** What `onRecurringCharge` receives: one deduction of a subscription, paid or failed. */
+export interface RecurringCharge {
+  /** The order that started the subscription. */
+  parent: Order;
+  /** The deduction's own order (`parentId` is the parent's id; `data.recurringId`, `data.deductionTime`). */
+  deduction: Order;
+  status: 'paid' | 'failed';
+  source: FactSource;
+  /** As `TransitionInfo.eventId`. */
+  eventId: string;
+}
+
 /**
  * The shop's reactions, each owed once per stored change and written to the outbox in the
  * change's transaction; the dispatcher calls them after the change is stored, at least once,
@@ -208,6 +220,11 @@ export interface OrderHooks {
   onDispute?: OrderHook<DisputeInfo>;
   onInReview?: OrderHook;
   onRequiresAction?: OrderHook;
+  /**
+   * A subscription's deduction was charged (`paid`) or declined (`failed`): called once per
+   * deduction instead of onTransition/onPaid/onFailed, which a deduction's order does not owe.
+   */
+  onRecurringCharge?: (charge: RecurringCharge) => void | Promise<void>;
   /** Whenever the order's attention text gains reasons; `reason` holds the new ones, one per line. */
   onAttention?: (order: Order, reason: string, info: AttentionInfo) => void | Promise<void>;
 }
