@@ -4,7 +4,7 @@
  * characters in the comma-separated `orders` field.
  */
 import type { GatewayClient } from '../gateway/client.js';
-import type { GatewayOrderFact, GatewayPort, RefundReport } from '../orders/engine-types.js';
+import type { GatewayOrderFact, GatewayPort, GatewaySubscriptionTransaction, RefundReport } from '../orders/engine-types.js';
 import { OUTCOME_STATE, rankOf } from '../orders/state-machine.js';
 
 export const QUERY_MAX_ORDERS = 100;
@@ -69,11 +69,20 @@ export function createGatewayPort(client: QueryClient): GatewayPort {
   return {
     async queryOrders(orderNos) {
       const facts = new Map<string, GatewayOrderFact>();
+      /** The first subscription transaction seen per order number: later ones under its recurring id are deductions. */
+      const subscriptionOf = new Map<string, { recurringId: string; transactionId: string | null }>();
       // One chunk after the other: the query operation is rate-limited by IP at the gateway.
       for (const chunk of chunkOrderNos(orderNos)) {
         const result = await client.queries.transactions({ orders: chunk });
         for (const q of result.orders) {
           if (!chunk.includes(q.orderNo)) continue;
+          const recurringId = q.subscription?.recurringId ?? null;
+          if (recurringId !== null) {
+            const first = subscriptionOf.get(q.orderNo);
+            // A deduction shares the order number but is a payment of its own (a child order).
+            if (first !== undefined && first.recurringId === recurringId && first.transactionId !== q.transactionId) continue;
+            if (first === undefined) subscriptionOf.set(q.orderNo, { recurringId, transactionId: q.transactionId });
+          }
           const fact: GatewayOrderFact = {
             orderNo: q.orderNo,
             transactionId: q.transactionId === '' ? null : q.transactionId,
@@ -97,5 +106,22 @@ export function createGatewayPort(client: QueryClient): GatewayPort {
       return facts;
     },
     searchRefunds: (orderNos) => searchRefunds(client, orderNos),
+    async querySubscriptions(orderNos) {
+      const found = new Map<string, GatewaySubscriptionTransaction[]>();
+      for (const chunk of chunkOrderNos(orderNos)) {
+        const result = await client.queries.transactions({ orders: chunk });
+        for (const q of result.orders) {
+          const sub = q.subscription;
+          if (!chunk.includes(q.orderNo) || sub === null || sub.recurringId === null || q.transactionId === null || q.transactionId === '') continue;
+          const list = found.get(q.orderNo) ?? [];
+          list.push({
+            transactionId: q.transactionId, outcome: q.outcome, amount: q.amount, currency: q.currency, recurringId: sub.recurringId,
+            recurringStatus: sub.recurringStatus, contractName: sub.contractName, period: sub.recurringDeductionPeriod, time: sub.recurringDeductionTime,
+          });
+          found.set(q.orderNo, list);
+        }
+      }
+      return found;
+    },
   };
 }

@@ -94,4 +94,29 @@ describe('subscription deductions', () => {
     expect(await childrenOf(parent)).toHaveLength(3);
     expect(charges.filter((c) => c.parent === orderNo)).toHaveLength(3);
   });
+
+  it('the sweeper reads subscription_result: records a deduction whose notification was lost, once, and the next deduction', async () => {
+    const orderNo = uniqueOrderNo('SUB-SWEEP');
+    const parent = await subscribe(orderNo);
+    h.sandbox.faults.add({ kind: 'dropNotification', orderNo, times: 1 });
+    await advanceMonth();
+    expect(await childrenOf(parent)).toEqual([]);
+
+    const report = await h.kit.sweeper.runOnce();
+    expect(report.subscriptions?.recorded).toBeGreaterThanOrEqual(1);
+    const [child] = await childrenOf(parent);
+    expect(child).toMatchObject({ state: 'paid', amount: 950, parentId: parent.id });
+    const events = await h.kit.store.listEvents(child?.id ?? '');
+    expect(events.find((e) => e.type === 'transition')?.source).toBe('sweeper');
+    expect(charges.filter((c) => c.parent === orderNo).map((c) => c.status)).toEqual(['paid']);
+    const updated = await h.orderOf(orderNo);
+    expect(updated.data.subscriptionStatus).toBe('active');
+    expect(updated.data.nextDeduction).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    // The parent's own state is the first payment's: the deduction listed beside it changes nothing.
+    expect(updated.state).toBe('paid');
+
+    await h.kit.sweeper.runOnce();
+    expect(await childrenOf(parent)).toHaveLength(1);
+    expect(charges.filter((c) => c.parent === orderNo)).toHaveLength(1);
+  });
 });
