@@ -30,7 +30,8 @@ export interface SubscriptionSweepOptions {
   scanLimit: number;
 }
 
-const ACTIVE_PARENT_STATES = ['paid', 'partially_refunded'] as const;
+/** A subscription starts with an approved first payment, captured or not, and outlives its refund. */
+const ACTIVE_PARENT_STATES = ['authorized', 'paid', 'partially_refunded', 'refunded'] as const;
 
 const isActiveParent = (o: Order): boolean =>
   o.parentId === undefined && typeof o.data.recurringId === 'string' && o.transactionId !== null && (o.data.subscriptionStatus ?? 'active') === 'active';
