@@ -3,7 +3,7 @@
  * splits the order numbers into requests within the gateway's list limits).
  */
 import type { GatewayClient } from '../gateway/client.js';
-import type { GatewayOrderFact, GatewayPort, RefundReport } from '../orders/engine-types.js';
+import type { GatewayOrderFact, GatewayPort, GatewaySubscriptionTransaction, RefundReport } from '../orders/engine-types.js';
 import { OUTCOME_STATE, rankOf } from '../orders/state-machine.js';
 
 type QueryClient = Pick<GatewayClient, 'queries'>;
@@ -47,10 +47,19 @@ export function createGatewayPort(client: QueryClient): GatewayPort {
     async queryOrders(orderNos) {
       const facts = new Map<string, GatewayOrderFact>();
       const asked = new Set(orderNos);
+      /** The first subscription transaction seen per order number: later ones under its recurring id are deductions. */
+      const subscriptionOf = new Map<string, { recurringId: string; transactionId: string | null }>();
       if (asked.size > 0) {
         const result = await client.queries.transactions({ orders: [...asked] });
         for (const q of result.orders) {
           if (!asked.has(q.orderNo)) continue;
+          const recurringId = q.subscription?.recurringId ?? null;
+          if (recurringId !== null) {
+            const first = subscriptionOf.get(q.orderNo);
+            // A deduction shares the order number but is a payment of its own (a child order).
+            if (first !== undefined && first.recurringId === recurringId && first.transactionId !== q.transactionId) continue;
+            if (first === undefined) subscriptionOf.set(q.orderNo, { recurringId, transactionId: q.transactionId });
+          }
           const fact: GatewayOrderFact = {
             orderNo: q.orderNo,
             transactionId: q.transactionId === '' ? null : q.transactionId,
@@ -74,5 +83,23 @@ export function createGatewayPort(client: QueryClient): GatewayPort {
       return facts;
     },
     searchRefunds: (orderNos) => searchRefunds(client, orderNos),
+    async querySubscriptions(orderNos) {
+      const found = new Map<string, GatewaySubscriptionTransaction[]>();
+      const asked = new Set(orderNos);
+      if (asked.size > 0) {
+        const result = await client.queries.transactions({ orders: [...asked] });
+        for (const q of result.orders) {
+          const sub = q.subscription;
+          if (!asked.has(q.orderNo) || sub === null || sub.recurringId === null || q.transactionId === null || q.transactionId === '') continue;
+          const list = found.get(q.orderNo) ?? [];
+          list.push({
+            transactionId: q.transactionId, outcome: q.outcome, amount: q.amount, currency: q.currency, recurringId: sub.recurringId,
+            recurringStatus: sub.recurringStatus, contractName: sub.contractName, period: sub.recurringDeductionPeriod, time: sub.recurringDeductionTime,
+          });
+          found.set(q.orderNo, list);
+        }
+      }
+      return found;
+    },
   };
 }

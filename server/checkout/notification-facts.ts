@@ -9,6 +9,7 @@
 import type { PayoutRecord, PayoutStatus } from '../admin/store.js';
 import type { NotificationFact } from '../gateway/operations/notifications.js';
 import type { NotificationResult } from '../observability/observer.js';
+import { isDeductionOf, recordDeduction } from '../orders/subscriptions.js';
 import type { Order } from '../orders/types.js';
 import type { KitContext } from './context.js';
 
@@ -155,12 +156,30 @@ async function payoutHook(ctx: KitContext, payout: PayoutRecord, from: PayoutSta
   }
 }
 
+/**
+ * A subscription's deduction: recorded on its own child order of `parent` (orders/subscriptions.ts).
+ * Not confirmed by query: the query answers by order number, which the deduction shares with
+ * its parent; the sweeper's subscription pass reads the deductions the query lists.
+ */
+async function takeDeduction(ctx: KitContext, fact: NotificationFact, parent: Order): Promise<Taken> {
+  const recurring = fact.recurring;
+  if (recurring === null || fact.transactionId === null) return { status: 'taken', reason: 'not a deduction' };
+  const result = await recordDeduction({ store: ctx.store, engine: ctx.engine }, {
+    parent, transactionId: fact.transactionId, outcome: fact.outcome, amount: fact.amount, currency: fact.currency,
+    recurringId: recurring.recurringId, contractName: recurring.contractName, period: recurring.period, time: recurring.time,
+    maskedCard: fact.maskedCard, source: 'notify', dedupeKey: fact.dedupeKey, data: fact.summary,
+  });
+  if (result.status === 'busy') return { status: 'retry', reason: result.reason ?? result.status };
+  return { status: 'taken', reason: `deduction ${result.status}`, result: RESULT_OF_APPLY[result.status] ?? 'applied' };
+}
+
 /** Takes one verified notification. Throws only for store or gateway failures (the caller answers 503). */
 export async function takeNotification(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
   if (fact.kind === 'payout') return { result: 'payout', ...(await takePayout(ctx, fact)) };
   const order = await findNotifiedOrder(ctx, fact.orderNo, fact.transactionId);
   if (order === null) return keepUnmatched(ctx, fact, 'no order has this order number or transaction id');
   if (fact.kind === 'unrecognised') return takeUnrecognised(ctx, fact, order);
+  if (fact.kind === 'payment' && isDeductionOf(order, fact.transactionId, fact.recurring?.recurringId ?? null)) return takeDeduction(ctx, fact, order);
 
   const sameOrderNo = fact.orderNo === null || fact.orderNo === order.orderNo;
   const refund = (fact.outcome === 'partially_refunded' || fact.outcome === 'refunded') && fact.refundReferenceId !== null && fact.refundAmount !== null && fact.refundAmount > 0;

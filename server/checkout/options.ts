@@ -19,6 +19,7 @@ export const METHOD_KINDS = ['hosted', 'card', 'apm'] as const;
 export const HOOK_NAMES = [
   'onTransition', 'onPaid', 'onAuthorized', 'onFailed', 'onCancelled', 'onExpired', 'onRefunded',
   'onChargeback', 'onDispute', 'onInReview', 'onRequiresAction', 'onAttention', 'onPayoutChanged',
+  'onRecurringCharge',
 ] as const;
 
 export const OPTION_DEFAULTS = {

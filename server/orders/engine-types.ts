@@ -57,6 +57,29 @@ export interface GatewayPort {
    * without it the sweeper cannot settle refunds whose answer was lost.
    */
   searchRefunds?(orderNos: string[]): Promise<Map<string, RefundReport[]>>;
+  /**
+   * Every transaction the query lists under each order number that carries a subscription
+   * (`subscription_result` with a recurring id): the first payment and its deductions, oldest
+   * first. Orders without one have no entry. Rejects when the query fails. Optional: without it
+   * the sweeper cannot find deductions whose notification was lost.
+   */
+  querySubscriptions?(orderNos: string[]): Promise<Map<string, GatewaySubscriptionTransaction[]>>;
+}
+
+/** One transaction of a subscription as the query reports it (`subscription_result`). */
+export interface GatewaySubscriptionTransaction {
+  transactionId: string;
+  outcome: PaymentOutcome;
+  /** Minor units. */
+  amount: number;
+  currency: string;
+  recurringId: string;
+  /** `recurring_status`: `1` while the subscription is active. */
+  recurringStatus: string | null;
+  contractName: string | null;
+  period: string | null;
+  /** `recurring_deduction_time` (`YYYY-MM-DD`): the next deduction on the first payment, the deduction's own date on a deduction. */
+  time: string | null;
 }
 
 /** One claim about a payment, from any entry point. */

@@ -72,8 +72,8 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
   let calls = 0;
   const outbox = createOutboxDispatcher({ ...options.outbox, store, hooks, logger, owner: `${owner}-outbox`, observer: options.observer });
   /** The hook calls a change owes, for the compare-and-set that stores it. */
-  const owing = (change: StoredChange): TransitionExtras | undefined => {
-    const entries = owedHooks(hooks, change);
+  const owing = (change: StoredChange, order: Order): TransitionExtras | undefined => {
+    const entries = owedHooks(hooks, order.parentId === undefined ? change : { ...change, deduction: true });
     // Each entry carries the trace of the change, so the hook's delivery joins it.
     return entries.length > 0 ? { outbox: withTraceContext(entries) } : undefined;
   };
@@ -118,7 +118,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       }
       const patch: OrderPatch = { attention, data: { attentionAt: now().toISOString() } };
       const change: StoredChange = { source: fact.source, attention: reason };
-      const stored = await store.transition(order.id, order.version, patch, mismatch, owing(change));
+      const stored = await store.transition(order.id, order.version, patch, mismatch, owing(change, order));
       if (stored.ok) {
         const result: ApplyResult = { status: 'mismatch', order: stored.order, event: stored.event ?? undefined, reason };
         return { result, change };
@@ -195,7 +195,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
         // A refund or chargeback of a capture this order never recorded: store the capture first.
         const written = event({ type: 'transition', fact: capture.fact, order, to: 'paid', reason: 'implied by the refund or chargeback the gateway reports', confirmed });
         const captured: StoredChange = { source: fact.source, transition: capture.moved, attention: capture.raised };
-        const stored = await store.transition(order.id, order.version, capture.patch, written, owing(captured));
+        const stored = await store.transition(order.id, order.version, capture.patch, written, owing(captured, order));
         if (!stored.ok && !stored.current) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
         if (stored.ok) before = captured;
         order = stored.ok ? stored.order : (stored.current ?? order);
@@ -220,7 +220,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       const withMethod = fact.method === undefined || fact.method === order.method ? plan.patch : { ...plan.patch, method: fact.method };
       const patch = plan.moved && isConfirmed(fact, confirmed) ? clearStaleMismatch(order, withMethod) : withMethod;
       const change: StoredChange = { source: fact.source, transition: plan.moved, attention: plan.raised };
-      const stored = await store.transition(order.id, order.version, patch, written, withRefunds(owing(change), step));
+      const stored = await store.transition(order.id, order.version, patch, written, withRefunds(owing(change, order), step));
       if (stored.ok) {
         const storedEvent = stored.event ?? undefined;
         const result: ApplyResult = plan.moved
@@ -262,7 +262,8 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     reportChange(options.observer, settled.result.order, settled.before);
     reportChange(options.observer, settled.result.order, settled.change);
     // Delivered now, so the caller answers after its hooks ran; the loop retries what fails.
-    const owed = [settled.before, settled.change].some((c) => c !== undefined && owedHooks(hooks, c).length > 0);
+    const deduction = found.parentId !== undefined;
+    const owed = [settled.before, settled.change].some((c) => c !== undefined && owedHooks(hooks, { ...c, deduction }).length > 0);
     if (owed) await outbox.deliver(found.id);
     return settled.result;
   }

@@ -3,7 +3,7 @@
  * owes, written by the store in the change's own transaction; `callHook` makes one such call
  * when the dispatcher (outbox-dispatcher.ts) delivers the entry, with the entry's id as `eventId`.
  */
-import type { NewOutboxEntry, OutboxEntry } from './store.js';
+import type { NewOutboxEntry, OrderStore, OutboxEntry } from './store.js';
 import type { FactSource, Order, OrderState } from './types.js';
 import { ORDER_STATES } from './types.js';
 
@@ -36,6 +36,18 @@ export interface DisputeInfo extends TransitionInfo {
 
 export type OrderHook<I = TransitionInfo> = (order: Order, info: I) => void | Promise<void>;
 
+/** What `onRecurringCharge` receives: one deduction of a subscription, paid or failed. */
+export interface RecurringCharge {
+  /** The order that started the subscription. */
+  parent: Order;
+  /** The deduction's own order (`parentId` is the parent's id; `data.recurringId`, `data.deductionTime`). */
+  deduction: Order;
+  status: 'paid' | 'failed';
+  source: FactSource;
+  /** As `TransitionInfo.eventId`. */
+  eventId: string;
+}
+
 /**
  * The shop's reactions, each owed once per stored change and written to the outbox in the
  * change's transaction; the dispatcher calls them after the change is stored, at least once,
@@ -60,6 +72,11 @@ export interface OrderHooks {
   onDispute?: OrderHook<DisputeInfo>;
   onInReview?: OrderHook;
   onRequiresAction?: OrderHook;
+  /**
+   * A subscription's deduction was charged (`paid`) or declined (`failed`): called once per
+   * deduction instead of onTransition/onPaid/onFailed, which a deduction's order does not owe.
+   */
+  onRecurringCharge?: (charge: RecurringCharge) => void | Promise<void>;
   /** Whenever the order's attention text gains reasons; `reason` holds the new ones, one per line. */
   onAttention?: (order: Order, reason: string, info: AttentionInfo) => void | Promise<void>;
 }
@@ -71,9 +88,14 @@ export interface StoredChange {
   transition?: { from: OrderState; to: OrderState } | undefined;
   /** Present when the attention text gains reasons: the new ones, one per line. */
   attention?: string | undefined;
+  /** The order is a subscription's deduction (a child payment): paid and failed owe onRecurringCharge instead. */
+  deduction?: boolean | undefined;
 }
 
-type StateHook = Exclude<keyof OrderHooks, 'onTransition' | 'onAttention' | 'onRefunded' | 'onDispute'>;
+type StateHook = Exclude<keyof OrderHooks, 'onTransition' | 'onAttention' | 'onRefunded' | 'onDispute' | 'onRecurringCharge'>;
+
+/** A deduction's outcome as `onRecurringCharge` reports it. */
+const RECURRING_STATUS: Partial<Record<OrderState, 'paid' | 'failed'>> = { paid: 'paid', declined: 'failed', failed: 'failed' };
 
 const STATE_HOOK: Partial<Record<OrderState, StateHook | 'onRefunded'>> = {
   paid: 'onPaid',
@@ -103,7 +125,10 @@ export function hookForState(state: OrderState): StateHook | 'onRefunded' | unde
 export function owedHooks(hooks: OrderHooks, change: StoredChange): NewOutboxEntry[] {
   const owed: NewOutboxEntry[] = [];
   const { source, transition, attention } = change;
-  if (transition) {
+  const recurring = change.deduction === true && transition ? RECURRING_STATUS[transition.to] : undefined;
+  if (transition && recurring !== undefined) {
+    if (hooks.onRecurringCharge) owed.push({ hook: 'onRecurringCharge', payload: { source, from: transition.from, to: transition.to, status: recurring } });
+  } else if (transition) {
     const payload = { source, from: transition.from, to: transition.to };
     if (hooks.onTransition) owed.push({ hook: 'onTransition', payload });
     const name = hookForState(transition.to);
@@ -131,11 +156,20 @@ export function entryStates(entry: OutboxEntry): { from: OrderState | null; to: 
  * Calls the hook `entry` names with a fresh copy of the order it stored. Resolves false when
  * the shop no longer has that hook (nothing to deliver); rejects with whatever the hook throws.
  */
-export async function callHook(hooks: OrderHooks, entry: OutboxEntry): Promise<boolean> {
+export async function callHook(hooks: OrderHooks, entry: OutboxEntry, store?: Pick<OrderStore, 'get'>): Promise<boolean> {
   const order = structuredClone(entry.order);
   const source = entry.payload.source as FactSource;
   const eventId = entry.id;
   const name = entry.hook as keyof OrderHooks;
+  if (name === 'onRecurringCharge') {
+    const { onRecurringCharge } = hooks;
+    if (!onRecurringCharge) return false;
+    // The parent as it is now (its subscription's state may have moved since the deduction).
+    const parent = order.parentId === undefined || store === undefined ? null : await store.get(order.parentId);
+    if (parent === null) throw new Error(`the deduction's parent order ${order.parentId ?? '(none)'} is not in the store`);
+    await onRecurringCharge({ parent, deduction: order, status: entry.payload.status === 'paid' ? 'paid' : 'failed', source, eventId });
+    return true;
+  }
   if (name === 'onAttention') {
     const { onAttention } = hooks;
     if (!onAttention) return false;

@@ -178,7 +178,7 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
         const inside = new Set(delivering.getStore()).add(entry.orderId);
         // In the trace of the change that owed the call (its payload's traceparent).
         const attributes = { 'checkout.hook': entry.hook, 'checkout.hook.attempt': entry.attempts + 1 };
-        await delivering.run(inside, () => inCarriedSpan(entry.payload.traceparent, `hook ${entry.hook}`, attributes, () => callHook(hooks, entry)));
+        await delivering.run(inside, () => inCarriedSpan(entry.payload.traceparent, `hook ${entry.hook}`, attributes, () => callHook(hooks, entry, store)));
         delivered = true;
       } catch (error) {
         delivered = false;

@@ -196,6 +196,14 @@ export interface OrderStore {
   list(query: ListQuery): Promise<Order[]>;
 
   /**
+   * Optional; subscriptions need it. The child payments of `parentId` (orders created with that
+   * `parentId`, e.g. a subscription's deductions), oldest `createdAt` first (ties by id). Empty
+   * for an order without children or an unknown id. Without it the kit still records deductions
+   * but cannot list them (admin, sweeper).
+   */
+  listChildren?(parentId: string): Promise<Order[]>;
+
+  /**
    * Required. The outbox's claim: picks up to `limit` orders that have a pending entry due now
    * and no pending entry under another owner's unexpired lease, leases every pending entry of
    * those orders (due or not) to `owner` for `leaseMs`, and returns them, `position` ascending.

@@ -19,6 +19,7 @@ import type { ApplyResult, GatewayOrderFact, GatewayPort, ReconcileEngine } from
 import type { OrderStore } from './store.js';
 import { sweepPendingRefunds } from './sweeper-refunds.js';
 import type { RefundSweepReport } from './sweeper-refunds.js';
+import { sweepSubscriptions, type SubscriptionSweepReport } from './sweeper-subscriptions.js';
 
 export type { RefundSweepReport } from './sweeper-refunds.js';
 import type { Order, OrderState } from './types.js';
@@ -47,6 +48,8 @@ export interface SweeperOptions {
   refundSettleAfterMs?: number;
   /** A pending refund the refund search still does not show once this old becomes failed. Default 1 h. */
   refundFailAfterMs?: number;
+  /** How many of the newest paid orders each run looks at for an active subscription. Default 500. */
+  subscriptionScanLimit?: number;
   logger?: Logger;
   now?: () => Date;
   /** Told of every run's figures (metrics). */
@@ -68,6 +71,8 @@ export interface SweepReport {
   errors: number;
   /** Present when the run found pending refunds to settle by refund search. */
   refunds?: RefundSweepReport;
+  /** Present when the run looked at active subscriptions (deductions whose notification was lost). */
+  subscriptions?: SubscriptionSweepReport;
 }
 
 export interface Sweeper {
@@ -105,6 +110,7 @@ export function createSweeper(options: SweeperOptions): Sweeper {
   const leaseMs = positive('leaseMs', options.leaseMs ?? 60_000);
   const refundSettleAfterMs = positive('refundSettleAfterMs', options.refundSettleAfterMs ?? 120_000);
   const refundFailAfterMs = positive('refundFailAfterMs', options.refundFailAfterMs ?? 3_600_000);
+  const subscriptionScanLimit = positive('subscriptionScanLimit', options.subscriptionScanLimit ?? 500);
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? ((): Date => new Date());
 
@@ -263,6 +269,13 @@ export function createSweeper(options: SweeperOptions): Sweeper {
     } catch (error) {
       report.errors++;
       logger.error({ err: redact(error) }, 'Sweeper could not look at pending refunds');
+    }
+    try {
+      const subscriptions = await sweepSubscriptions({ engine, store, gateway, logger, scanLimit: subscriptionScanLimit });
+      if (subscriptions !== null) report.subscriptions = subscriptions;
+    } catch (error) {
+      report.errors++;
+      logger.error({ err: redact(error) }, 'Sweeper could not look at subscriptions');
     }
     options.observer?.sweepFinished(report);
     if (report.claimed > 0 || report.errors > 0 || report.refunds !== undefined) logger.info({ ...report }, 'Sweeper run finished');

@@ -54,6 +54,11 @@ export interface Order {
   data: Record<string, unknown>;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * Present only on a child payment: the id of the order it belongs to (a subscription's
+   * deduction names the order that started the subscription). Set at create, never changed.
+   */
+  parentId?: string;
 }
 
 export interface NewOrder {
@@ -66,6 +71,8 @@ export interface NewOrder {
   data?: Record<string, unknown>;
   /** Defaults to now; tests and imports may set it. */
   createdAt?: Date;
+  /** Makes the order a child payment of this order (see `Order.parentId`). */
+  parentId?: string;
 }
 
 /** Fields a transition may change. Absent fields stay as they are. */
@@ -127,5 +134,6 @@ export function initialOrder(input: NewOrder, createdAt: Date): Order {
     data: input.data ?? {},
     createdAt: new Date(createdAt.getTime()),
     updatedAt: new Date(createdAt.getTime()),
+    ...(input.parentId === undefined ? {} : { parentId: input.parentId }),
   };
 }

@@ -1,4 +1,5 @@
 /** What every part of the sandbox shares: options, accounts, the ledger, the notifier, faults. */
+import type { SandboxClock } from './clock.js';
 import type { FaultRegistry } from './faults.js';
 import { accountKey, type LedgerStore } from './ledger.js';
 import type { Notifier } from './notifier.js';
@@ -11,6 +12,8 @@ export interface SandboxContext {
   notifier: Notifier;
   faults: FaultRegistry;
   accounts: ReadonlyMap<string, SandboxAccount>;
+  /** The subscription schedule's clock (real time plus what tests advanced it by). */
+  clock: SandboxClock;
 }
 
 export function findAccount(ctx: SandboxContext, merchantId: string, accountId: string): SandboxAccount | undefined {

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
-const TABLES = ['transactions', 'refunds', 'payouts', 'subscriptions', 'notifications', 'sessions', 'update_orders', 'tokens'] as const;
+const TABLES = ['transactions', 'refunds', 'payouts', 'subscriptions', 'notifications', 'sessions', 'update_orders', 'tokens', 'settings'] as const;
 export type TableName = (typeof TABLES)[number];
 
 /**

@@ -11,3 +11,4 @@ export type {
   SandboxPayout, SandboxRefund, SandboxSession, SandboxSubscription, SandboxToken, SandboxTransaction,
   SandboxUpdateOrder, SessionKind, SubscriptionRequest, TransactionEvent, TransactionKind,
 } from './types.js';
+export type { ClockAdvance } from './clock.js';

@@ -49,7 +49,9 @@ export function nextDeduction(from: Date, interval: string, intervalCount: numbe
 }
 
 function createSubscription(ctx: SandboxContext, tx: SandboxTransaction, request: SubscriptionRequest): SandboxSubscription {
-  const now = new Date();
+  const now = ctx.clock.now();
+  // Deductions count from contract_start when it is later than the first payment.
+  const start = request.contractStart !== null && Date.parse(request.contractStart) > now.getTime() ? new Date(request.contractStart) : now;
   const subscription: SandboxSubscription = {
     recurringId: newRecurringId(),
     transactionId: tx.transactionId,
@@ -63,9 +65,16 @@ function createSubscription(ctx: SandboxContext, tx: SandboxTransaction, request
     intervalCount: request.intervalCount,
     period: `${request.intervalCount} ${request.interval}`,
     status: 'active',
-    nextDeductionAt: nextDeduction(now, request.interval, request.intervalCount).toISOString(),
+    nextDeductionAt: nextDeduction(start, request.interval, request.intervalCount).toISOString(),
     createdAt: now.toISOString(),
     cancelledAt: null,
+    billingCycle: request.billingCycle,
+    promotionCycle: request.promotionCycle,
+    contractEnd: request.contractEnd,
+    firstAmount: tx.amount,
+    deductions: 0,
+    failNext: null,
+    endedAt: null,
   };
   ctx.ledger.subscriptionRows.put(subscription.recurringId, subscription);
   tx.recurringId = subscription.recurringId;
@@ -142,14 +151,19 @@ export function applyCardBehaviour(
   }
 }
 
-/** Replies' subscription fields (authorise `respon`), empty when there is none. */
+/**
+ * Replies' subscription fields (authorise `respon`, notifications), empty when there is none.
+ * `recurring_deduction_time` is the next deduction of the subscription, or, on a deduction's
+ * own transaction, the time that deduction was charged for.
+ */
 export function subscriptionFields(ctx: SandboxContext, tx: SandboxTransaction): Record<string, string> {
   const subscription = tx.recurringId === '' ? undefined : ctx.ledger.subscriptionRows.get(tx.recurringId);
+  const at = tx.deductionAt ?? subscription?.nextDeductionAt;
   return {
     contract_name: subscription?.contractName ?? '',
     recurring_id: subscription?.recurringId ?? '',
     recurring_deduction_period: subscription?.period ?? '',
-    recurring_deduction_time: subscription ? daySpaceTime(new Date(subscription.nextDeductionAt)) : '',
+    recurring_deduction_time: subscription && at !== undefined ? daySpaceTime(new Date(at)) : '',
   };
 }
 

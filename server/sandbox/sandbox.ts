@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { SandboxClock, type ClockAdvance } from './clock.js';
 import type { SandboxContext } from './context.js';
 import { openDatabase } from './db.js';
 import { endpoint, HeldResponses, type DirectHandler, type EndpointHandler } from './endpoint.js';
@@ -26,6 +27,12 @@ import { handleQuery, handleRefundSearch } from './routes/query.js';
 import { handleRefund } from './routes/refund.js';
 import { handleCancelSubscription } from './routes/subscription.js';
 import { handleUpdateOrders } from './routes/update-orders.js';
+import { advanceClock, mountScheduleControl } from './routes/schedule-control.js';
+import { DeductionScheduler, failNextDeduction, runDueDeductions } from './schedule.js';
+import type { SandboxSubscription, SandboxTransaction } from './types.js';
+
+/** How often the schedule looks for deductions due on real time. */
+const DEDUCTION_TICK_MS = 60_000;
 
 export interface SandboxListener {
   baseUrl: string;
@@ -41,6 +48,17 @@ export interface Sandbox {
   ledger: SandboxLedger;
   faults: { add(rule: FaultRule): StoredFaultRule; clear(): void; list(): StoredFaultRule[] };
   notifier: { flush(): Promise<void> };
+  /**
+   * The subscription schedule's clock. `advance` moves it forward and charges every deduction
+   * that falls due (returned oldest first); their notifications are sent as usual (`notifier.flush()`).
+   */
+  clock: { now(): Date; advance(by: ClockAdvance): { now: Date; deductions: SandboxTransaction[] } };
+  subscriptions: {
+    /** The next deduction of `recurringId` is declined with `resultInfo` (default `0051:Insufficient funds`). */
+    failNext(recurringId: string, resultInfo?: string): SandboxSubscription;
+    /** Charges what is due on the clock now (the sandbox also does this every minute). */
+    runDue(): SandboxTransaction[];
+  };
   /** Stops timers and held responses, closes listeners and the SQLite file. */
   close(): Promise<void>;
 }
@@ -67,7 +85,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     notifier,
     faults,
     accounts: new Map(resolved.accounts.map((a) => [accountKey(a.merchantId, a.accountId), a])),
+    clock: new SandboxClock(database),
   };
+  const scheduler = new DeductionScheduler(ctx, DEDUCTION_TICK_MS);
   const held = new HeldResponses();
   const servers = new Set<Server>();
 
@@ -103,8 +123,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       faults.clear();
       notifier.cancelAll();
       ledger.reset();
+      ctx.clock.reset();
     },
   });
+  mountScheduleControl(app, ctx);
   mountInspector(app, ctx, pages);
   app.use('/v1', (_req, res) => {
     writeReply(res, jsonReply({ code: 'I0404', source: 'path', message: 'no such operation' }, 404));
@@ -138,6 +160,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   };
 
   notifier.resume();
+  scheduler.start();
   let closed = false;
 
   return {
@@ -145,6 +168,15 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ledger,
     faults: { add: (rule) => faults.add(rule), clear: () => { faults.clear(); }, list: () => faults.list() },
     notifier: { flush: () => notifier.flush() },
+    clock: { now: () => ctx.clock.now(), advance: (by) => advanceClock(ctx, by) },
+    subscriptions: {
+      failNext(recurringId, resultInfo) {
+        const changed = failNextDeduction(ctx, recurringId, resultInfo);
+        if (changed === undefined) throw new RangeError(`no subscription ${recurringId}`);
+        return changed;
+      },
+      runDue: () => runDueDeductions(ctx),
+    },
     async listen(port = 0, host = '127.0.0.1') {
       const server = createServer(serve);
       await new Promise<void>((resolve, reject) => {
@@ -170,6 +202,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       if (closed) return;
       closed = true;
       held.releaseAll();
+      scheduler.stop();
       notifier.close();
       await Promise.all([...servers].map(closeServer));
       servers.clear();

@@ -85,6 +85,18 @@ interface SubscriptionFields {
   contract_amount?: string | undefined;
   interval?: string | undefined;
   interval_count?: string | undefined;
+  billing_cycle?: number | undefined;
+  promotion_cycle?: number | undefined;
+  contract_start?: string | undefined;
+  contract_end?: string | undefined;
+}
+
+/** A contract date (`YYYY-MM-DD` or ISO 8601) as ISO, or null when absent or unreadable. */
+function contractDate(value: string | undefined): string | null {
+  if (value === undefined || value.trim() === '') return null;
+  const text = /^\d{4}-\d{2}-\d{2}$/.test(value.trim()) ? `${value.trim()}T00:00:00Z` : value.trim();
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
 /** The subscription an approved payment will create, or null. */
@@ -96,5 +108,9 @@ export function subscriptionRequest(subscription: SubscriptionFields | undefined
     contractAmount: subscription.contract_amount ?? amount,
     interval: ['day', 'week', 'month', 'year'].includes(interval) ? interval : 'month',
     intervalCount: Math.max(1, Number(subscription.interval_count ?? '1') || 1),
+    billingCycle: subscription.billing_cycle ?? 0,
+    promotionCycle: subscription.promotion_cycle ?? 0,
+    contractStart: contractDate(subscription.contract_start),
+    contractEnd: contractDate(subscription.contract_end),
   };
 }

@@ -57,6 +57,10 @@ export interface SandboxTransaction {
   cancelUrl: string;
   tokenId: string;
   recurringId: string;
+  /** Set on a subscription's deduction: the transaction that started the subscription. */
+  deductionOf?: string;
+  /** A deduction's scheduled time (ISO), on the sandbox clock. */
+  deductionAt?: string;
   chargebackReason: string;
   /** Card-free request fields kept for query replies (website, shopper, delivery, note…). */
   details: Record<string, string>;
@@ -79,6 +83,13 @@ export interface SubscriptionRequest {
   contractAmount: string;
   interval: string;
   intervalCount: number;
+  /** Deductions after the first payment; 0: until cancelled or contract_end. */
+  billingCycle: number;
+  /** The first this many deductions are charged at the first payment's amount. */
+  promotionCycle: number;
+  /** ISO times, or null when absent or unreadable. */
+  contractStart: string | null;
+  contractEnd: string | null;
 }
 
 export interface SandboxRefund {
@@ -130,10 +141,22 @@ export interface SandboxSubscription {
   intervalCount: number;
   /** `recurring_deduction_period` as replied, e.g. `1 month`. */
   period: string;
-  status: 'active' | 'cancelled';
+  /** `ended`: billing_cycle deductions were charged or contract_end passed. */
+  status: 'active' | 'cancelled' | 'ended';
   nextDeductionAt: string;
   createdAt: string;
   cancelledAt: string | null;
+  /** Absent on subscriptions stored before deductions were charged (read as 0 / null). */
+  billingCycle?: number;
+  promotionCycle?: number;
+  contractEnd?: string | null;
+  /** The first payment's amount, minor units (charged during the promotion cycles). */
+  firstAmount?: number;
+  /** Deductions charged so far (paid or failed). */
+  deductions?: number;
+  /** When set, the next deduction is declined with this result_info, then it is cleared. */
+  failNext?: string | null;
+  endedAt?: string | null;
 }
 
 export interface DeliveryAttempt {

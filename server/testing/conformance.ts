@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type { OrderStore } from '../orders/store.js';
 import { DEFAULT_OPTIONS, orderFactory } from './conformance/context.js';
 import type { ConformanceContext, ConformanceFactory, ConformanceFixture, ConformanceOptions } from './conformance/context.js';
+import { childCases } from './conformance/children.js';
 import { dueCases } from './conformance/due.js';
 import { eventCases } from './conformance/events.js';
 import { leaseCases } from './conformance/leases.js';
@@ -52,5 +53,6 @@ export function describeOrderStoreConformance(name: string, factory: Conformance
     valueCases(ctx);
     refundCases(ctx);
     outboxCases(ctx);
+    childCases(ctx);
   });
 }

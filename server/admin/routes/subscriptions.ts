@@ -1,13 +1,16 @@
 /**
- * Subscription cancel: recurring_id (+ contract_name) → the gateway's cancelsubscription. The
- * result is shown and, when the order that started the subscription can be found (its
- * `data.recurringId`, or the order number staff give), recorded on it as an admin_action event.
+ * Subscriptions: the list (each with its deductions, next deduction and status) and the cancel:
+ * recurring_id (+ contract_name) → the gateway's cancelsubscription. The result is shown and,
+ * when the order that started the subscription can be found (its `data.recurringId`, or the
+ * order number staff give), recorded on it as an admin_action event; a cancel the gateway
+ * accepted also marks the subscription cancelled on that order.
  */
 import type { Router } from 'express';
 import { z } from 'zod';
 import { ValidationError, isKitError } from '../../errors.js';
 import { zodIssuesToFields } from '../../gateway/schemas/common.js';
 import type { OrderStore } from '../../orders/store.js';
+import { subscriptionView } from '../../orders/subscriptions.js';
 import type { Order } from '../../orders/types.js';
 import { first } from '../../http/form-body.js';
 import { isOrderNo } from '../order-list.js';
@@ -24,6 +27,8 @@ const formSchema = z.object({
 
 /** How many recent orders are scanned for the recurring id when no order number is given. */
 const SCAN_LIMIT = 5000;
+/** How many of the newest orders the list looks at for first payments with a subscription. */
+const LIST_SCAN = 500;
 
 async function findOrder(store: OrderStore, recurringId: string, orderNo: string): Promise<Order | null> {
   if (orderNo !== '') {
@@ -42,6 +47,20 @@ async function findOrder(store: OrderStore, recurringId: string, orderNo: string
 export function registerSubscriptionRoutes(router: Router, ctx: RouteContext): void {
   const { kit } = ctx.options;
   const page = { title: 'Cancel a subscription', section: 'subscriptions' };
+
+  router.get('/subscriptions', async (_req, res) => {
+    const recent = await kit.store.list({ limit: LIST_SCAN });
+    const parents = recent.filter((o) => o.parentId === undefined && typeof o.data.recurringId === 'string');
+    const subscriptions = await Promise.all(parents.map(async (parent) => {
+      const view = await subscriptionView(kit.store, parent);
+      return {
+        ...view,
+        paidCount: view.deductions.filter((d) => d.state === 'paid' || d.state === 'partially_refunded' || d.state === 'refunded').length,
+        failedCount: view.deductions.filter((d) => d.state === 'declined' || d.state === 'failed').length,
+      };
+    }));
+    sendView(res, ctx.views, 'subscription-list', { title: 'Subscriptions', section: 'subscriptions', subscriptions, scanned: LIST_SCAN });
+  });
 
   router.get('/subscriptions/cancel', (_req, res) => {
     sendView(res, ctx.views, 'subscriptions', { ...page, form: { recurringId: '', contractName: '', orderNo: '' }, result: null });
@@ -78,6 +97,13 @@ export function registerSubscriptionRoutes(router: Router, ctx: RouteContext): v
         actor: staff.id,
         data: { action: 'subscription_cancel', recurringId, contractName: contractName || null, result: result.ok ? 'ok' : 'failed', status: result.status, message: result.message },
       });
+      // Details only (no state, no hook): the list and the sweeper stop treating it as active.
+      if (result.ok && order.data.subscriptionStatus !== 'cancelled') {
+        const fresh = (await kit.store.get(order.id)) ?? order;
+        await kit.store.transition(fresh.id, fresh.version, { data: { subscriptionStatus: 'cancelled' } }, {
+          type: 'details', source: 'admin', actor: staff.id, data: { subscription: { subscriptionStatus: 'cancelled' } },
+        });
+      }
     }
     sendView(res, ctx.views, 'subscriptions', {
       ...page,

@@ -92,9 +92,23 @@ export interface NotificationFact {
   chargebackReason: string | null;
   /** The payout request's id (payout notifications), when the gateway echoes it. */
   requestId: string | null;
+  /**
+   * The subscription fields of a notification that carries them (a deduction's, or the first
+   * payment's): `recurring_id` and what goes with it; null when `recurring_id` is absent.
+   */
+  recurring: NotifiedRecurring | null;
   dedupeKey: string;
   /** Card-free copy of the fields worth keeping on an event (values cut to 200 characters). */
   summary: Record<string, string>;
+}
+
+export interface NotifiedRecurring {
+  recurringId: string;
+  contractName: string | null;
+  /** `recurring_deduction_period` as sent, e.g. `1 month`. */
+  period: string | null;
+  /** `recurring_deduction_time` as sent (`YYYY-MM-DD HH:MM:SS`). */
+  time: string | null;
 }
 
 export interface NotificationsApi {
@@ -105,7 +119,19 @@ export interface NotificationsApi {
 const SUMMARY_FIELDS = [
   'webhooks_type', 'order_no', 'transaction_id', 'order_status', 'payment_status', 'result_info', 'error_code',
   'refund_reference_id', 'refund_amount', 'amount', 'currency', 'chargeback_reason', 'payment_method', 'status', 'request_id',
+  'recurring_id', 'recurring_deduction_time',
 ] as const;
+
+function recurringOf(fields: Readonly<Record<string, string>>): NotifiedRecurring | null {
+  const recurringId = present(fields.recurring_id)?.slice(0, 50) ?? null;
+  if (recurringId === null) return null;
+  return {
+    recurringId,
+    contractName: present(fields.contract_name)?.slice(0, 200) ?? null,
+    period: present(fields.recurring_deduction_period)?.slice(0, 50) ?? null,
+    time: present(fields.recurring_deduction_time)?.slice(0, 30) ?? null,
+  };
+}
 
 const MASKED_CARD_RE = /^\d{0,8}[*xX]{2,}\d{0,4}$/;
 
@@ -146,6 +172,7 @@ export function readNotification(fields: Readonly<Record<string, string>>): Noti
     resultInfo: present(fields.result_info),
     chargebackReason: present(fields.chargeback_reason),
     requestId: present(fields.request_id)?.slice(0, 200) ?? null,
+    recurring: recurringOf(fields),
     dedupeKey: notificationDedupeKey(fields),
     summary: summarizeNotification(fields),
   };

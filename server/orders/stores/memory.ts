@@ -220,6 +220,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       return copy(found);
     },
 
+    async listChildren(parentId: string) {
+      await Promise.resolve();
+      const found = [...orders.values()]
+        .filter((o) => o.parentId === parentId)
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+      return copy(found);
+    },
+
     claimOutbox: outbox.claimOutbox,
     completeOutbox: outbox.completeOutbox,
     failOutbox: outbox.failOutbox,

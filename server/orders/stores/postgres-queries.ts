@@ -23,11 +23,12 @@ export function buildQueries(schema: string) {
   const R = `${quoteSchema(schema)}.checkout_order_refunds`;
   const dueWhere = `state = ANY($1::text[]) AND updated_at < $2::timestamptz AND ${NOT_LEASED}`;
   return {
-    insertOrder: `INSERT INTO ${T} (id, order_no, amount, currency, state, method, data, created_at, updated_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::timestamptz, $8::timestamptz)
+    insertOrder: `INSERT INTO ${T} (id, order_no, amount, currency, state, method, data, created_at, updated_at, parent_id)
+      VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::timestamptz, $8::timestamptz, $9)
       ON CONFLICT DO NOTHING RETURNING *`,
     byId: `SELECT * FROM ${T} WHERE id = $1`,
     byOrderNo: `SELECT * FROM ${T} WHERE order_no = $1`,
+    children: `SELECT * FROM ${T} WHERE parent_id = $1 ORDER BY created_at, id`,
     byTransactionId: `SELECT * FROM ${T} WHERE transaction_id = $1 ORDER BY created_at, id LIMIT 1`,
     // Compare-and-set in one statement: the version check and the write cannot be separated.
     // $3 is the patch as JSON: a key that is present is applied (even as null), absent keys stay.

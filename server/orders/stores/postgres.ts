@@ -202,6 +202,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
             order.method ?? null,
             JSON.stringify(order.data ?? {}),
             createdAt,
+            order.parentId ?? null,
           ]),
         );
         if (!row) {
@@ -267,6 +268,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         ]);
         return rows.map(rowToOrder);
       }),
+    listChildren: (parentId) => guarded(ADAPTER, 'listChildren', async () => (await query(Q.children, [parentId])).map(rowToOrder)),
     claimOutbox: outbox.claimOutbox,
     completeOutbox: outbox.completeOutbox,
     failOutbox: outbox.failOutbox,

@@ -27,6 +27,7 @@ import { configureDurability, createDurableWrites } from './sqlite-durable.js';
 import type { WalSync } from './sqlite-wal-sync.js';
 import { migrateSqlite } from './sql/migrations.js';
 import { createSqliteOutbox } from './sqlite-outbox.js';
+import { prepareChildStatements } from './sqlite-children.js';
 import { prepareStatements } from './sqlite-statements.js';
 import { prepareRefundStatements, writeRefunds } from './sqlite-refunds.js';
 import type { EventParams, OrderParams } from './sqlite-statements.js';
@@ -178,6 +179,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     throw new KitError('ERR_STORE', `Could not open the SQLite order store at ${db.name}`, { cause: error });
   }
   const s = prepareStatements(db);
+  const children = prepareChildStatements(db);
   const refunds = prepareRefundStatements(db);
 
   const read = (row: Row | undefined): Order | null => (row ? rowToOrder(row) : null);
@@ -251,6 +253,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
               details: { orderNo: order.orderNo },
             });
           }
+          if (order.parentId !== undefined) children.setParent.run(order.parentId, order.id);
           const row = s.byId.get(order.id);
           if (!row) throw new KitError('ERR_STORE', 'A new order could not be read back', { details: { orderNo: order.orderNo } });
           return rowToOrder(row);
@@ -317,6 +320,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
           })
           .map(rowToOrder);
       }),
+    listChildren: (parentId: string) => guarded(ADAPTER, 'listChildren', () => children.list.all(parentId).map(rowToOrder)),
     claimOutbox: outbox.claimOutbox,
     completeOutbox: outbox.completeOutbox,
     failOutbox: outbox.failOutbox,

@@ -48,7 +48,7 @@ function assertLocal(req: Request): void {
   }
 }
 
-function control(ctx: SandboxContext, handler: ControlHandler): RequestHandler {
+export function control(ctx: SandboxContext, handler: ControlHandler): RequestHandler {
   return async (req, res) => {
     let reply: Reply;
     try {

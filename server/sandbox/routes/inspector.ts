@@ -55,6 +55,7 @@ export function mountInspector(app: Express, ctx: SandboxContext, pages: Pages):
         operations: ['*', ...SANDBOX_OPERATIONS],
         schedule: nominalSchedule().map(gapText).join(', '),
         timeScale: ctx.options.notifyTimeScale,
+        clock: ctx.clock.offsetMs === 0 ? `${ctx.clock.now().toISOString()} (real time)` : ctx.clock.now().toISOString(),
       }, { formTargets: [`${base}/_sandbox/`] }),
     );
   });

@@ -50,7 +50,7 @@ function queryElement(ctx: SandboxContext, tx: SandboxTransaction): Record<strin
     subscription_result: {
       contract_name: subscription?.contractName ?? '',
       recurring_deduction_period: subscription?.period ?? '',
-      recurring_deduction_time: subscription ? isoDay(new Date(subscription.nextDeductionAt)) : '',
+      recurring_deduction_time: subscription ? isoDay(new Date(tx.deductionAt ?? subscription.nextDeductionAt)) : '',
       recurring_id: subscription?.recurringId ?? '',
       recurring_status: subscription === undefined ? '' : subscription.status === 'active' ? ELEMENT_STATUS.ok : ELEMENT_STATUS.failed,
     },

@@ -19,6 +19,8 @@ export interface ConformanceOptions {
   slowTimeoutMs?: number;
   /** How long the lease-expiry cases wait for a 1 ms lease to lapse, ms. Default 50. */
   leaseWaitMs?: number;
+  /** Run the child-payment cases (`listChildren`, `parentId`), which subscriptions need. Default true. */
+  subscriptions?: boolean;
 }
 
 export interface ConformanceContext {
@@ -33,6 +35,7 @@ export const DEFAULT_OPTIONS: Required<ConformanceOptions> = {
   largeHistoryEvents: 2000,
   slowTimeoutMs: 120_000,
   leaseWaitMs: 50,
+  subscriptions: true,
 };
 
 export function orderFactory(): (overrides?: Partial<NewOrder>) => NewOrder {

@@ -91,6 +91,8 @@ export function rowToOrder(row: Row): Order {
     data: toJsonObject(row.data, 'data'),
     createdAt: toDate(row.created_at, 'created_at'),
     updatedAt: toDate(row.updated_at, 'updated_at'),
+    // Only child payments carry the key, so every other order reads back as before.
+    ...(row.parent_id === null || row.parent_id === undefined ? {} : { parentId: toText(row.parent_id, 'parent_id') }),
   };
 }
 

@@ -30,6 +30,7 @@ const newOrderSchema = z.object({
   method: method.nullable().optional(),
   data: jsonObject.optional(),
   createdAt: z.date().optional(),
+  parentId: z.string().min(1).optional(),
 });
 
 const patchSchema = z.object({

@@ -1,0 +1,76 @@
+/**
+ * The sweeper's subscription round: the recent first payments whose subscription is active are
+ * asked about by query (one call per 100), and what `subscription_result` says is reconciled:
+ * every deduction listed under the order number that the store does not hold yet is recorded
+ * as a child order (a notification that was lost), and the subscription's status and next
+ * deduction are written on the first payment's order for staff.
+ */
+import type { Logger } from '../logging.js';
+import { redact } from '../logging.js';
+import type { GatewayPort, ReconcileEngine } from './engine-types.js';
+import type { OrderStore } from './store.js';
+import { recordDeduction } from './subscriptions.js';
+import type { Order } from './types.js';
+
+export interface SubscriptionSweepReport {
+  /** First payments asked about. */
+  checked: number;
+  /** Deductions recorded (or moved) by this round. */
+  recorded: number;
+  /** Subscriptions whose status or next deduction changed. */
+  updated: number;
+}
+
+export interface SubscriptionSweepOptions {
+  engine: ReconcileEngine;
+  store: OrderStore;
+  gateway: GatewayPort;
+  logger: Logger;
+  /** How many of the newest paid orders are looked at for a subscription. */
+  scanLimit: number;
+}
+
+/** A subscription starts with an approved first payment, captured or not, and outlives its refund. */
+const ACTIVE_PARENT_STATES = ['authorized', 'paid', 'partially_refunded', 'refunded'] as const;
+
+const isActiveParent = (o: Order): boolean =>
+  o.parentId === undefined && typeof o.data.recurringId === 'string' && o.transactionId !== null && (o.data.subscriptionStatus ?? 'active') === 'active';
+
+/** Null when there is nothing to do (no port support, no child listing, no active subscription). */
+export async function sweepSubscriptions(o: SubscriptionSweepOptions): Promise<SubscriptionSweepReport | null> {
+  const { store, gateway, engine, logger } = o;
+  if (gateway.querySubscriptions === undefined || store.listChildren === undefined) return null;
+  const parents = (await store.list({ states: ACTIVE_PARENT_STATES, limit: o.scanLimit })).filter(isActiveParent);
+  if (parents.length === 0) return null;
+  const report: SubscriptionSweepReport = { checked: parents.length, recorded: 0, updated: 0 };
+  const answers = await gateway.querySubscriptions(parents.map((p) => p.orderNo));
+  for (const parent of parents) {
+    const listed = (answers.get(parent.orderNo) ?? []).filter((t) => t.recurringId === parent.data.recurringId);
+    try {
+      for (const t of listed) {
+        if (t.transactionId === parent.transactionId) continue;
+        const result = await recordDeduction({ store, engine }, {
+          parent, transactionId: t.transactionId, outcome: t.outcome, amount: t.amount, currency: t.currency, recurringId: t.recurringId,
+          contractName: t.contractName, period: t.period, time: t.time, source: 'sweeper', data: { confirmedBy: 'query' },
+        });
+        if (result.status === 'applied') report.recorded++;
+      }
+      const own = listed.find((t) => t.transactionId === parent.transactionId);
+      if (own === undefined) continue;
+      const data: Record<string, unknown> = { subscriptionStatus: own.recurringStatus === '1' ? 'active' : 'ended' };
+      if (own.time !== null) data.nextDeduction = own.time;
+      if (own.contractName !== null) data.contractName = own.contractName;
+      if (own.period !== null) data.deductionPeriod = own.period;
+      const changed = Object.entries(data).filter(([k, v]) => parent.data[k] !== v);
+      if (changed.length === 0) continue;
+      // Details only: no state moves and no hook is owed, so the compare-and-set alone is enough.
+      const stored = await store.transition(parent.id, parent.version, { data }, {
+        type: 'details', source: 'sweeper', actor: 'sweeper', data: { subscription: Object.fromEntries(changed) },
+      });
+      if (stored.ok) report.updated++;
+    } catch (error) {
+      logger.warn({ err: redact(error), orderId: parent.id }, 'Sweeper could not reconcile a subscription');
+    }
+  }
+  return report;
+}
