@@ -21,8 +21,18 @@ const SECRET_FIELDS = new Set([
   'expiration_month', 'expiration_year', 'expiry', 'exp_month', 'exp_year', 'cardexpiremonth', 'cardexpireyear',
   'sign_key', 'signkey', 'signkeys', 'verifykeys', 'password', 'secret', 'authorization', 'cookie',
 ]);
-/** Matches JSON text holding a key `redact` removes, whatever the case. */
-const SECRET_KEY_IN_JSON_RE = new RegExp(`"(?:${[...SECRET_FIELDS].join('|')})":`, 'i');
+/**
+ * Stored-card tokens stand in for a card: only their last four characters are ever logged, so a
+ * log line can still be matched to a saved card without the line being able to charge it.
+ */
+const TOKEN_FIELDS = new Set(['token_id', 'tokenid', 'paymenttoken']);
+/** Matches JSON text holding a key `redact` removes or masks, whatever the case. */
+const SECRET_KEY_IN_JSON_RE = new RegExp(`"(?:${[...SECRET_FIELDS, ...TOKEN_FIELDS].join('|')})":`, 'i');
+
+/** A token with all but its last four characters hidden (`…4f2a`); short or empty values are hidden whole. */
+export function maskToken(token: string): string {
+  return token.length > 8 ? `…${token.slice(-4)}` : token === '' ? '' : '[REDACTED]';
+}
 /** Any run of 13+ digits (spaces or dashes between), wider than what maskCardNumbers looks at. */
 const ANY_DIGIT_RUN_RE = /\d(?:[ -]?\d){12}/;
 
@@ -85,6 +95,8 @@ export function redact(value: unknown, depth = 0): unknown {
       const lower = key.toLowerCase();
       if (SECRET_FIELDS.has(lower)) {
         out[key] = typeof v === 'string' && MASKED_CARD_RE.test(v) ? v : v === undefined || v === '' ? v : '[REDACTED]';
+      } else if (TOKEN_FIELDS.has(lower)) {
+        out[key] = typeof v === 'string' ? maskToken(v) : v === undefined || v === null ? v : '[REDACTED]';
       } else {
         out[key] = redact(v, depth + 1);
       }

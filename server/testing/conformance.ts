@@ -14,6 +14,7 @@ import { listCases } from './conformance/list.js';
 import { orderCases } from './conformance/orders.js';
 import { refundCases } from './conformance/refunds.js';
 import { outboxCases } from './conformance/outbox.js';
+import { savedCardCases } from './conformance/saved-cards.js';
 import { transitionCases } from './conformance/transitions.js';
 import { valueCases } from './conformance/values.js';
 
@@ -52,5 +53,6 @@ export function describeOrderStoreConformance(name: string, factory: Conformance
     valueCases(ctx);
     refundCases(ctx);
     outboxCases(ctx);
+    savedCardCases(ctx);
   });
 }

@@ -142,3 +142,25 @@ describe('jsonNeedsNoRedaction', () => {
     expect(jsonNeedsNoRedaction(JSON.stringify({ note: 'paid 4242424242424242' }))).toBe(false);
   });
 });
+
+describe('stored-card tokens', () => {
+  it('keeps only the last four characters of a token under any of its names', () => {
+    const token = 'TK7f3a9c2e4b1d8f60a2c4';
+    const out = redact({ token_id: token, nested: { tokenId: token, paymentToken: token }, list: [{ TOKEN_ID: token }], empty: { token_id: '' } });
+    expect(JSON.stringify(out)).not.toContain(token.slice(0, -4));
+    expect(out).toEqual({ token_id: `…${token.slice(-4)}`, nested: { tokenId: `…${token.slice(-4)}`, paymentToken: `…${token.slice(-4)}` }, list: [{ TOKEN_ID: `…${token.slice(-4)}` }], empty: { token_id: '' } });
+    expect(redact({ token_id: 'short' })).toEqual({ token_id: '[REDACTED]' });
+  });
+
+  it('sends JSON holding a token to the full redaction', () => {
+    expect(jsonNeedsNoRedaction(JSON.stringify({ token_id: 'TK7f3a9c2e4b1d8f60a2c4' }))).toBe(false);
+    expect(jsonNeedsNoRedaction(JSON.stringify({ savedCardId: '0190-abc' }))).toBe(true);
+  });
+
+  it('a redacting logger never writes a token in full', () => {
+    const lines: unknown[] = [];
+    const inner: Logger = { debug: (o) => lines.push(o), info: (o) => lines.push(o), warn: (o) => lines.push(o), error: (o) => lines.push(o) };
+    redactingLogger(inner).info({ token_id: 'TK7f3a9c2e4b1d8f60a2c4' }, 'saved');
+    expect(JSON.stringify(lines)).not.toContain('TK7f3a9c2e4b1d8f60a2c4');
+  });
+});

@@ -27,6 +27,7 @@ import { configureDurability, createDurableWrites } from './sqlite-durable.js';
 import type { WalSync } from './sqlite-wal-sync.js';
 import { migrateSqlite } from './sqlite-migrate.js';
 import { createSqliteOutbox } from './sqlite-outbox.js';
+import { createSqliteSavedCards } from './sqlite-saved-cards.js';
 import { prepareStatements } from './sqlite-statements.js';
 import { prepareRefundStatements, writeRefunds } from './sqlite-refunds.js';
 import type { EventParams, OrderParams } from './sqlite-statements.js';
@@ -323,6 +324,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     releaseOutbox: outbox.releaseOutbox,
     listOutbox: outbox.listOutbox,
     countOutbox: outbox.countOutbox,
+    savedCards: createSqliteSavedCards(db, commits),
     close: () =>
       guarded(ADAPTER, 'close', async () => {
         await commits.close();
