@@ -26,6 +26,15 @@ const SECRET_FIELDS = new Set([
  * log line can still be matched to a saved card without the line being able to charge it.
  */
 const TOKEN_FIELDS = new Set(['token_id', 'tokenid', 'paymenttoken']);
+/** A token in free text (a logged XML or form body): `<token_id>…`, `"token_id":"…"`, `token_id=…`. */
+const TOKEN_IN_TEXT_RE = /(token_?id|paymenttoken)(>|"\s*:\s*"|=)([^<"&\s]{1,200})/gi;
+const TOKEN_NAME_RE = /token_?id|paymenttoken/i;
+
+/** Masks every token value written in free text to its last four characters. */
+export function maskTokens(text: string): string {
+  return TOKEN_NAME_RE.test(text) ? text.replace(TOKEN_IN_TEXT_RE, (_m, name: string, sep: string, value: string) => `${name}${sep}${maskToken(value)}`) : text;
+}
+
 /** Matches JSON text holding a key `redact` removes or masks, whatever the case. */
 const SECRET_KEY_IN_JSON_RE = new RegExp(`"(?:${[...SECRET_FIELDS, ...TOKEN_FIELDS].join('|')})":`, 'i');
 
@@ -43,7 +52,7 @@ const ANY_DIGIT_RUN_RE = /\d(?:[ -]?\d){12}/;
  * included) skips the deep copy.
  */
 export function jsonNeedsNoRedaction(json: string): boolean {
-  if (SECRET_KEY_IN_JSON_RE.test(json)) return false;
+  if (SECRET_KEY_IN_JSON_RE.test(json) || TOKEN_NAME_RE.test(json)) return false;
   if (json.includes('\\')) {
     // An escape (\n, \u…) ends in a letter or digit in the text but not in the string it stands
     // for, so the boundary maskCardNumbers checks reads differently: judge any long run as a hit.
@@ -83,7 +92,7 @@ export function maskCardNumbers(text: string): string {
 /** A deep copy with secrets removed; safe to log, throw or store. */
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 12) return '[TOO DEEP]';
-  if (typeof value === 'string') return maskCardNumbers(value);
+  if (typeof value === 'string') return maskTokens(maskCardNumbers(value));
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (value instanceof URLSearchParams) return redact(Object.fromEntries(value), depth + 1);
   if (value instanceof Error) {
@@ -120,7 +129,7 @@ export function redactingLogger(inner: Logger): Logger {
     (level: Level) =>
     (obj: Record<string, unknown>, msg?: string): void => {
       if (!enabled(level)) return;
-      inner[level](redact(obj) as Record<string, unknown>, msg === undefined ? undefined : maskCardNumbers(msg));
+      inner[level](redact(obj) as Record<string, unknown>, msg === undefined ? undefined : maskTokens(maskCardNumbers(msg)));
     };
   return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error'), isLevelEnabled: (level) => enabled(level as Level) };
 }

@@ -15,3 +15,4 @@ export { cspMiddleware, allowFormAction, cspNonce, originOf } from './security/c
 export { noSniff } from './security/no-sniff.js';
 export { createCsrf, CSRF_FIELD, CSRF_COOKIE, type Csrf, type CsrfOptions } from './security/csrf.js';
 export { payRateLimit, type PayRateLimitOptions } from './security/rate-limit.js';
+export type { SavedCardChoice, SavedCardOffer } from './saved-cards.js';

@@ -4,13 +4,16 @@
  * The card data lives only in this request: it is never stored, logged or rendered back.
  */
 import { applyAuthorise, handlePayError, type PayFlow } from './pay-flow.js';
+import type { AuthoriseResult } from '../gateway/operations/authorise-result.js';
 import type { SignedAuthorise } from '../gateway/operations/payments.js';
 
-export async function payByCard(flow: PayFlow, request: SignedAuthorise): Promise<void> {
+export async function payByCard(flow: PayFlow, request: SignedAuthorise, saveCard?: (result: AuthoriseResult) => Promise<void>): Promise<void> {
   const { ctx, order, pages, req, res } = flow;
   let issuerUrl: string | null;
   try {
     const result = await ctx.client.payments.sendAuthorise(request);
+    // Stored before the answer is applied, so the card is there when the shop's onPaid hook runs.
+    await saveCard?.(result);
     issuerUrl = await applyAuthorise(flow, result);
   } catch (error) {
     await handlePayError(flow, error);

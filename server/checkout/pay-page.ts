@@ -14,6 +14,7 @@ import { deviceTypeOf } from './device-ua.js';
 import { allowedMethods, payOrderData, type PayOrderData } from './pay-request.js';
 import { payCsrf } from './pay-security.js';
 import { useOrderLocale } from './render.js';
+import { savedCardOffer, type SavedCardOffer } from './saved-cards.js';
 
 export { formatMoney };
 
@@ -52,6 +53,8 @@ export interface PayFormOptions {
   t: Translator['t'];
   /** Move keyboard focus to the error summary (set when the form comes back with errors). */
   focusErrors: boolean;
+  /** The shopper's saved cards and whether the card form offers "save this card". */
+  savedCards: SavedCardOffer;
 }
 
 export interface PayFormValues {
@@ -155,6 +158,7 @@ export async function payFormLocals(
       lang: translator.locale,
       t: translator.t,
       focusErrors: Object.keys(errors).length > 0,
+      savedCards: await savedCardOffer(ctx, req, order, data),
     },
   };
 }

@@ -34,6 +34,8 @@ export const payOrderDataSchema = z.object({
     level: z.string().optional(),
     firstName: z.string().optional(),
     lastName: z.string().optional(),
+    /** True when `id` is a signed-in shop account: only then are cards saved and offered. */
+    account: z.boolean().optional(),
   }),
   billing: address.optional(),
   delivery: address.optional(),

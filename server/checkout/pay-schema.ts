@@ -57,6 +57,8 @@ export function payBodySchema(now: () => Date = () => new Date()) {
       security_code: securityCode,
       first_name: name('first name'),
       last_name: name('last name'),
+      // "Save this card" (a checkbox): honoured only for a signed-in shopper (see saved-cards.ts).
+      save_card: z.enum(['yes'], { error: 'Untick and tick "save this card" again' }).optional(),
     })
     .superRefine((value, ctx) => {
       const today = now();

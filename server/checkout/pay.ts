@@ -30,6 +30,7 @@ import { compileView, sendPage, translatorOf } from './render.js';
 import { cspMiddleware } from './security/csp.js';
 import { observePayStarted, requestSpan } from '../observability/tracing.js';
 import { payRateLimit, RATE_LIMIT_MESSAGE } from './security/rate-limit.js';
+import { cardSaver, createSavedCardRoutes, payWithSavedCard, savedCardChoice, withTokenFlag } from './saved-cards.js';
 import { seeOtherNoStore } from './no-store.js';
 
 /** The pay form is small; anything larger is not a pay form. */
@@ -62,8 +63,9 @@ function prepare(ctx: KitContext, req: Request, res: Response, order: Order, dat
   if (dropped.length > 0) ctx.logger.debug({ orderId: order.id, dropped }, 'Device fields dropped');
   try {
     if (body.method === 'card') {
-      const request = ctx.client.payments.signAuthorise(directRequest(ctx, order, data, device, body));
-      return { ok: true, run: (flow) => payByCard({ ...flow, device }, request) };
+      const saveCard = cardSaver(ctx, order, data, body);
+      const request = ctx.client.payments.signAuthorise(withTokenFlag(directRequest(ctx, order, data, device, body), saveCard !== null));
+      return { ok: true, run: (flow) => payByCard({ ...flow, device }, request, saveCard ?? undefined) };
     }
     if (body.method === 'apm') {
       const request = ctx.client.payments.signAuthoriseApm(apmRequest(ctx, order, data, device, body));
@@ -172,6 +174,7 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
   }
 
   createAssetRoutes(router);
+  createSavedCardRoutes(ctx, router, pages, [cspMiddleware(formActions), requestSpan('checkout saved card remove'), limiter, readForm]);
 
   router.get('/pay/:token', cspMiddleware(formActions), async (req, res) => {
     const order = await orderForToken(ctx, pages, req, res);
@@ -221,6 +224,12 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
         ctx.logger.warn({ orderId: order.id, fields: Object.keys(repeated) }, 'Pay form refused: a field was sent more than once');
         ctx.observer?.cardTestingSuspected('repeated_fields');
         await renderForm(req, res, order, { values, errors: repeated }, 400);
+        return;
+      }
+      const savedCard = savedCardChoice(req.body);
+      if (savedCard !== null) {
+        const refuse = (errors: Record<string, string>) => renderForm(req, res, order, { values, errors }, 400);
+        await payWithSavedCard({ ctx, req, res, order, data, pages, refuse }, savedCard);
         return;
       }
       const parsed = parsePayBody(req.body);

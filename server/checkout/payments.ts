@@ -38,6 +38,8 @@ const shopperSchema = z.strictObject({
   level: z.string().max(50).optional(),
   firstName: z.string().max(100).optional(),
   lastName: z.string().max(100).optional(),
+  /** `id` is the shopper's signed-in shop account: offer saving the card and their saved cards. */
+  account: z.boolean().optional(),
 });
 
 const wireText = z.union([z.string().max(200), z.number()]);

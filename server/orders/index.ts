@@ -8,6 +8,8 @@ export * from './stores/index.js';
 export { MASKED_CARD_RE } from './fact-schema.js';
 export { REFUND_STATUSES, checkRefundUpserts, mergeRefunds, refundedTotal } from './refunds.js';
 export type { MergeContext } from './refunds.js';
+export { CARD_BRANDS, cardBrand, checkNewSavedCard, createSavedCardsApi } from './saved-cards.js';
+export type { SavedCardsApi, SavedCardSummary } from './saved-cards.js';
 export type * from './types.js';
 export type * from './store.js';
 export { ORDER_STATES, initialOrder } from './types.js';

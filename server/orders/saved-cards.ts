@@ -96,3 +96,37 @@ export function savedCardExpired(card: Pick<SavedCard, 'expiryMonth' | 'expiryYe
 export function sortSavedCards(cards: SavedCard[]): SavedCard[] {
   return cards.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 }
+
+/** A saved card as the kit's API returns it: everything but the token. */
+export type SavedCardSummary = Omit<SavedCard, 'tokenId'>;
+
+/** `kit.savedCards`: the shop's code lists and removes a shopper's saved cards. */
+export interface SavedCardsApi {
+  /** The shopper's saved cards, newest first, without their tokens. Empty when the store keeps none. */
+  list(shopperId: string): Promise<SavedCardSummary[]>;
+  /** Removes one of the shopper's cards; false when it is not theirs, unknown, or the store keeps none. */
+  remove(shopperId: string, savedCardId: string): Promise<boolean>;
+}
+
+function checkIds(shopperId: unknown, savedCardId?: unknown): void {
+  const issues: { field: string; message: string }[] = [];
+  if (!isShopperId(shopperId)) issues.push({ field: 'shopperId', message: 'must be 1 to 64 characters' });
+  if (savedCardId !== undefined && (typeof savedCardId !== 'string' || savedCardId === '' || savedCardId.length > 64)) {
+    issues.push({ field: 'savedCardId', message: 'must be 1 to 64 characters' });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+}
+
+export function createSavedCardsApi(store: SavedCardStore | undefined): SavedCardsApi {
+  return {
+    async list(shopperId) {
+      checkIds(shopperId);
+      if (store === undefined) return [];
+      return (await store.list(shopperId)).map(({ tokenId: _token, ...card }) => card);
+    },
+    async remove(shopperId, savedCardId) {
+      checkIds(shopperId, savedCardId);
+      return store === undefined ? false : store.remove(shopperId, savedCardId);
+    },
+  };
+}

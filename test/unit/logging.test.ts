@@ -152,8 +152,20 @@ describe('stored-card tokens', () => {
     expect(redact({ token_id: 'short' })).toEqual({ token_id: '[REDACTED]' });
   });
 
+  it('masks tokens written in free text: XML, JSON and form bodies', () => {
+    const token = 'TK29ZVNY6UH4CG2B9LAX5348';
+    const texts = [`<respon><token_id>${token}</token_id></respon>`, `{"token_id":"${token}","x":1}`, `a=1&token_id=${token}&b=2`, `paymentToken=${token}`];
+    for (const text of texts) {
+      const out = redact({ body: text }) as { body: string };
+      expect(out.body).not.toContain(token);
+      expect(out.body).toContain('…5348');
+    }
+    expect(redact({ body: '<token_id></token_id>' })).toEqual({ body: '<token_id></token_id>' });
+  });
+
   it('sends JSON holding a token to the full redaction', () => {
     expect(jsonNeedsNoRedaction(JSON.stringify({ token_id: 'TK7f3a9c2e4b1d8f60a2c4' }))).toBe(false);
+    expect(jsonNeedsNoRedaction(JSON.stringify({ body: '<token_id>TK7f3a9c2e4b1d8f60a2c4</token_id>' }))).toBe(false);
     expect(jsonNeedsNoRedaction(JSON.stringify({ savedCardId: '0190-abc' }))).toBe(true);
   });
 
