@@ -98,6 +98,7 @@ export type PayBodyResult = { ok: true; body: PayBody } | { ok: false; errors: R
 /** Every field the schema reads. Sent twice, one of them is refused rather than either charged. */
 export const PAY_FIELDS = [
   'method', 'card', 'expiration_month', 'expiration_year', 'security_code', 'first_name', 'last_name', 'payment_method',
+  'save_card', 'saved_card',
 ] as const;
 
 /** One error per pay field that was sent more than once (empty when none was). */
