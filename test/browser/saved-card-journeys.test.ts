@@ -6,6 +6,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './a11y.js';
 import { HAS_CHROMIUM, newShopper, useJourneyEnv, type StoreUnderTest } from './harness.js';
 import { addToCart, APPROVE_CARD, checkout, fillCard, waitForHeading, waitForState } from './shopper.js';
 
@@ -44,6 +45,8 @@ describe.skipIf(!HAS_CHROMIUM)('saved-card journeys in the demo store (Chromium)
     expect(await oneClick.count()).toBe(1);
     expect(await page.locator('#pay-saved').textContent()).not.toContain(saved[0]!.tokenId);
     await shopper.screenshot('saved-card-offered');
+    // The saved-card list, its remove buttons and the "save this card" checkbox meet WCAG 2.2 AA.
+    expect(await axeViolations(page)).toEqual([]);
     await oneClick.click();
     expect(await waitForHeading(page, 'paid')).toBe('Thank you, your order is paid');
     const second = await waitForState(store, secondId, ['paid']);
@@ -60,10 +63,11 @@ describe.skipIf(!HAS_CHROMIUM)('saved-card journeys in the demo store (Chromium)
     expect(await kit.store.savedCards!.list(shopperId)).toEqual([]);
     expect((await kit.store.get(thirdId))?.state).toBe('created');
     await shopper.screenshot('saved-card-removed');
+    expect(await axeViolations(page)).toEqual([]);
 
     expect(shopper.problems).toEqual([]);
     await shopper.close();
-  }, 120_000); // three orders through the demo store, each with its pay, result and order pages
+  }, 180_000); // three orders through the demo store, each with its pay, result and order pages
 
   it('another shopper in another browser is offered no saved card', async () => {
     const shopper = await newShopper(browser);
