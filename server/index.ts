@@ -34,6 +34,7 @@ export type {
   PgPoolLike, PgResultLike, PostgresOrderStore, PostgresStoreOptions, ReconcileEngine, Refund, RefundChange, RefundInfo,
   RefundReport, RefundSource, RefundStatus, RefundSweepReport, RefundUpsert, SqliteOrderStore, SqliteStoreOptions,
   SweepReport, Sweeper, TransitionExtras, TransitionInfo, TransitionResult,
+  CaptureOptions, CaptureResult, CardBrand, NewSavedCard, RecurringCharge, SavedCard, SavedCardStore, SavedCardsApi, SavedCardSummary,
 } from './orders/index.js';
 
 export { createGatewayClient, parseWireAmount, toWireAmount } from './gateway/index.js';

@@ -20,6 +20,7 @@ import { createMemoryAdminStore } from './admin/stores/memory.js';
 import { captureOrder, type CaptureOptions, type CaptureResult } from './orders/capture.js';
 import { createReconcileEngine } from './orders/engine.js';
 import type { ReconcileEngine } from './orders/engine-types.js';
+import { createSavedCardsApi, type SavedCardsApi } from './orders/saved-cards.js';
 import type { OrderStore } from './orders/store.js';
 import { createSqliteStore, DEFAULT_SQLITE_PATH } from './orders/stores/sqlite.js';
 import { createSweeper, type Sweeper } from './orders/sweeper.js';
@@ -37,6 +38,8 @@ export interface CheckoutKit extends KitOperations {
    * `adminStore` option, or a memory one. `createAdminRouter({ kit })` uses it by default.
    */
   adminStore: AdminStore;
+  /** Shoppers' saved cards (stored-card tokens): list and remove them from code. */
+  savedCards: SavedCardsApi;
   /** Creates the order server-side and returns the URL to send the shopper to. */
   createPayment(input: CreatePaymentInput): Promise<CreatePaymentResult>;
   /** Staff operations from the shop's code (docs/orders.md). */
@@ -123,6 +126,7 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
     context,
     createPayment: (payment) => createPayment(context, payment),
     orders: { capture: (orderId, capture) => captureOrder({ client, engine, store }, orderId, capture) },
+    savedCards: createSavedCardsApi(store.savedCards),
     close() {
       closed ??= (async () => {
         await sweeper.stop();

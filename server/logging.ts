@@ -21,8 +21,27 @@ const SECRET_FIELDS = new Set([
   'expiration_month', 'expiration_year', 'expiry', 'exp_month', 'exp_year', 'cardexpiremonth', 'cardexpireyear',
   'sign_key', 'signkey', 'signkeys', 'verifykeys', 'password', 'secret', 'authorization', 'cookie',
 ]);
-/** Matches JSON text holding a key `redact` removes, whatever the case. */
-const SECRET_KEY_IN_JSON_RE = new RegExp(`"(?:${[...SECRET_FIELDS].join('|')})":`, 'i');
+/**
+ * Stored-card tokens stand in for a card: only their last four characters are ever logged, so a
+ * log line can still be matched to a saved card without the line being able to charge it.
+ */
+const TOKEN_FIELDS = new Set(['token_id', 'tokenid', 'paymenttoken']);
+/** A token in free text (a logged XML or form body): `<token_id>…`, `"token_id":"…"`, `token_id=…`. */
+const TOKEN_IN_TEXT_RE = /(token_?id|paymenttoken)(>|"\s*:\s*"|=)([^<"&\s]{1,200})/gi;
+const TOKEN_NAME_RE = /token_?id|paymenttoken/i;
+
+/** Masks every token value written in free text to its last four characters. */
+export function maskTokens(text: string): string {
+  return TOKEN_NAME_RE.test(text) ? text.replace(TOKEN_IN_TEXT_RE, (_m, name: string, sep: string, value: string) => `${name}${sep}${maskToken(value)}`) : text;
+}
+
+/** Matches JSON text holding a key `redact` removes or masks, whatever the case. */
+const SECRET_KEY_IN_JSON_RE = new RegExp(`"(?:${[...SECRET_FIELDS, ...TOKEN_FIELDS].join('|')})":`, 'i');
+
+/** A token with all but its last four characters hidden (`…4f2a`); short or empty values are hidden whole. */
+export function maskToken(token: string): string {
+  return token.length > 8 ? `…${token.slice(-4)}` : token === '' ? '' : '[REDACTED]';
+}
 /** Any run of 13+ digits (spaces or dashes between), wider than what maskCardNumbers looks at. */
 const ANY_DIGIT_RUN_RE = /\d(?:[ -]?\d){12}/;
 
@@ -33,7 +52,7 @@ const ANY_DIGIT_RUN_RE = /\d(?:[ -]?\d){12}/;
  * included) skips the deep copy.
  */
 export function jsonNeedsNoRedaction(json: string): boolean {
-  if (SECRET_KEY_IN_JSON_RE.test(json)) return false;
+  if (SECRET_KEY_IN_JSON_RE.test(json) || TOKEN_NAME_RE.test(json)) return false;
   if (json.includes('\\')) {
     // An escape (\n, \u…) ends in a letter or digit in the text but not in the string it stands
     // for, so the boundary maskCardNumbers checks reads differently: judge any long run as a hit.
@@ -73,7 +92,7 @@ export function maskCardNumbers(text: string): string {
 /** A deep copy with secrets removed; safe to log, throw or store. */
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 12) return '[TOO DEEP]';
-  if (typeof value === 'string') return maskCardNumbers(value);
+  if (typeof value === 'string') return maskTokens(maskCardNumbers(value));
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (value instanceof URLSearchParams) return redact(Object.fromEntries(value), depth + 1);
   if (value instanceof Error) {
@@ -85,6 +104,8 @@ export function redact(value: unknown, depth = 0): unknown {
       const lower = key.toLowerCase();
       if (SECRET_FIELDS.has(lower)) {
         out[key] = typeof v === 'string' && MASKED_CARD_RE.test(v) ? v : v === undefined || v === '' ? v : '[REDACTED]';
+      } else if (TOKEN_FIELDS.has(lower)) {
+        out[key] = typeof v === 'string' ? maskToken(v) : v === undefined || v === null ? v : '[REDACTED]';
       } else {
         out[key] = redact(v, depth + 1);
       }
@@ -108,7 +129,7 @@ export function redactingLogger(inner: Logger): Logger {
     (level: Level) =>
     (obj: Record<string, unknown>, msg?: string): void => {
       if (!enabled(level)) return;
-      inner[level](redact(obj) as Record<string, unknown>, msg === undefined ? undefined : maskCardNumbers(msg));
+      inner[level](redact(obj) as Record<string, unknown>, msg === undefined ? undefined : maskTokens(maskCardNumbers(msg)));
     };
   return { debug: wrap('debug'), info: wrap('info'), warn: wrap('warn'), error: wrap('error'), isLevelEnabled: (level) => enabled(level as Level) };
 }

@@ -35,6 +35,7 @@ function by(event: OrderEvent): string {
 function adminSentence(event: OrderEvent, currency: string): string {
   const d = event.data;
   const action = text(d.action) ?? 'action';
+  if (action === 'saved_card_remove') return `Saved card •••• ${text(d.last4) ?? ''} of the shopper removed${by(event)}`;
   if (action === 'sync') return `Synced with the gateway${by(event)}: ${stateLabel(text(d.state) ?? 'no change')}`;
   const amount = typeof d.refundAmount === 'number' ? formatMoney(d.refundAmount, currency) : undefined;
   const label = ACTIONS[action] ?? stateLabel(action);

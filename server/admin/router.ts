@@ -21,6 +21,7 @@ import type { RouteContext } from './routes/context.js';
 import { registerOrderRoutes } from './routes/orders.js';
 import { registerPayoutRoutes } from './routes/payouts.js';
 import { registerRefundRoutes } from './routes/refunds.js';
+import { registerSavedCardRoutes } from './routes/saved-cards.js';
 import { registerSubscriptionRoutes } from './routes/subscriptions.js';
 import { authenticate, headers, protectWrites } from './security.js';
 import { createSignIn } from './sign-in/routes.js';
@@ -80,6 +81,7 @@ export function createAdminRouter(input: AdminRouterOptions): AdminRouter {
   registerRefundRoutes(router, ctx);
   registerPayoutRoutes(router, ctx);
   registerSubscriptionRoutes(router, ctx);
+  registerSavedCardRoutes(router, ctx);
   registerDashboardRoutes(router, ctx);
   router.use((_req, res) => {
     sendError(res, views, 404, 'Not found', 'There is no admin page here.');

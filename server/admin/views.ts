@@ -12,7 +12,7 @@ import type { Flash } from './flash.js';
 import { formatDateTime, formatMoney, stateLabel } from './format.js';
 
 export const VIEW_NAMES = [
-  'orders', 'order', 'batch', 'job', 'refunds', 'payouts', 'payout', 'subscriptions', 'subscription-list', 'notifications', 'error', 'login', 'password', 'dashboard',
+  'orders', 'order', 'batch', 'job', 'refunds', 'payouts', 'payout', 'subscriptions', 'subscription-list', 'notifications', 'error', 'login', 'password', 'dashboard', 'saved-cards',
 ] as const;
 export type ViewName = (typeof VIEW_NAMES)[number];
 export type Views = Record<ViewName, View>;

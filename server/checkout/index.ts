@@ -10,3 +10,4 @@ export type { CreatePaymentInput, CreatePaymentResult } from './payments.js';
 export { payFormLocals, type OrderSummary, type PayFormOptions, type PayFormValues } from './pay/form.js';
 export { cspMiddleware, originOf } from '../http/csp.js';
 export { noSniff } from '../http/no-sniff.js';
+export type { SavedCardChoice, SavedCardOffer } from './pay/view.js';

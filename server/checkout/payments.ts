@@ -30,6 +30,8 @@ const shopperSchema = z.strictObject({
   level: z.string().max(50).optional(),
   firstName: z.string().max(100).optional(),
   lastName: z.string().max(100).optional(),
+  /** `id` is the shopper's signed-in shop account: offer saving the card and their saved cards. */
+  account: z.boolean().optional(),
 });
 
 export const createPaymentSchema = z.strictObject({

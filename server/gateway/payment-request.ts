@@ -111,6 +111,10 @@ export type PaymentMethodChoice =
       threeDS: 'do3DS' | 'no3DS';
       /** Where the issuer sends the shopper back after a 3-D Secure challenge. */
       returnUrl: string;
+      /** Ask the gateway for a stored-card token (`token_flag=YES`) to save the card. */
+      saveCard?: boolean | undefined;
+      /** Pay with a saved card's token instead of card data (`number` and the rest empty). */
+      tokenId?: string | undefined;
     }
   | { kind: 'apm'; paymentMethod: string; returnUrl: string }
   | { kind: 'hosted'; returnUrl: string; cancelUrl: string; threeDS: 'do3DS' | 'no3DS'; language?: string | undefined };
@@ -253,8 +257,11 @@ export function mapPaymentRequest(r: PaymentRequest): MappedPayment {
       open3d: m.threeDS,
       subscription: subscriptionInput(r.subscription, r.currency),
       checkout_time: checkoutTime,
+      token_flag: m.saveCard === true ? 'YES' : undefined,
+      token_id: m.tokenId,
     });
-    return { kind: 'card', input: input as DirectPaymentInput };
+    // The interface sends `card` even when a token pays (empty then), so it is never left out.
+    return { kind: 'card', input: { ...input, card: m.number } as DirectPaymentInput };
   }
   if (m.kind === 'apm') {
     const input = compact(commonFields(r), r.amounts, holderName(r), { payment_method: m.paymentMethod, return_url: m.returnUrl });

@@ -9,7 +9,7 @@ export type {
 } from './store.js';
 export { REFUND_STATUSES, checkRefundUpserts, mergeRefunds, refundedTotal } from './refunds.js';
 export type { MergeContext, Refund, RefundChange, RefundSource, RefundStatus, RefundUpsert } from './refunds.js';
-export type { AttentionInfo, DisputeInfo, OrderHook, OrderHooks, RefundInfo, TransitionInfo } from './hooks.js';
+export type { AttentionInfo, DisputeInfo, OrderHook, OrderHooks, RecurringCharge, RefundInfo, TransitionInfo } from './hooks.js';
 export type {
   ApplyOptions, ApplyResult, ApplyStatus, GatewayOrderFact, GatewayPort, PaymentFact, ReconcileEngine, RefundReport,
 } from './engine-types.js';
@@ -23,3 +23,4 @@ export {
   type PgClientLike, type PgPoolLike, type PgResultLike, type PostgresOrderStore, type PostgresStoreOptions,
 } from './stores/postgres.js';
 export type { CaptureOptions, CaptureResult } from './capture.js';
+export type { CardBrand, NewSavedCard, SavedCard, SavedCardStore, SavedCardsApi, SavedCardSummary } from './saved-cards.js';

@@ -11,8 +11,10 @@
  *   states, a full card number as `maskedCard`) with ERR_VALIDATION, before anything is written.
  */
 import type { Refund, RefundUpsert } from './refunds.js';
+import type { SavedCardStore } from './saved-cards.js';
 import type { NewEvent, NewOrder, Order, OrderEvent, OrderPatch, OrderState } from './types.js';
 
+export type { CardBrand, NewSavedCard, SavedCard, SavedCardStore } from './saved-cards.js';
 export type { Refund, RefundChange, RefundSource, RefundStatus, RefundUpsert } from './refunds.js';
 
 /** What a transition writes besides the order and its event, in the same atomic step. */
@@ -230,6 +232,12 @@ export interface OrderStore {
 
   /** Required. How many entries are pending and dead. */
   countOutbox(): Promise<Record<OutboxStatus, number>>;
+
+  /**
+   * Optional. Saved cards (stored-card tokens) of the shop's shoppers; see `SavedCardStore`.
+   * Without it the pay page offers no "save this card" and no saved cards.
+   */
+  readonly savedCards?: SavedCardStore;
 
   /** Optional. Releases connections; the store is unusable afterwards. */
   close?(): Promise<void>;

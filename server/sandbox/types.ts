@@ -217,4 +217,6 @@ export interface SandboxToken {
   card: string;
   behaviour: string;
   createdAt: string;
+  /** Set when the token was removed (control API); a removed token is declined like an unknown one. */
+  removedAt?: string | null;
 }

@@ -15,6 +15,7 @@ import { listCases } from './conformance/list.js';
 import { orderCases } from './conformance/orders.js';
 import { refundCases } from './conformance/refunds.js';
 import { outboxCases } from './conformance/outbox.js';
+import { savedCardCases } from './conformance/saved-cards.js';
 import { transitionCases } from './conformance/transitions.js';
 import { valueCases } from './conformance/values.js';
 
@@ -54,5 +55,6 @@ export function describeOrderStoreConformance(name: string, factory: Conformance
     refundCases(ctx);
     outboxCases(ctx);
     childCases(ctx);
+    savedCardCases(ctx);
   });
 }

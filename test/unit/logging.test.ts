@@ -142,3 +142,37 @@ describe('jsonNeedsNoRedaction', () => {
     expect(jsonNeedsNoRedaction(JSON.stringify({ note: 'paid 4242424242424242' }))).toBe(false);
   });
 });
+
+describe('stored-card tokens', () => {
+  it('keeps only the last four characters of a token under any of its names', () => {
+    const token = 'TK7f3a9c2e4b1d8f60a2c4';
+    const out = redact({ token_id: token, nested: { tokenId: token, paymentToken: token }, list: [{ TOKEN_ID: token }], empty: { token_id: '' } });
+    expect(JSON.stringify(out)).not.toContain(token.slice(0, -4));
+    expect(out).toEqual({ token_id: `…${token.slice(-4)}`, nested: { tokenId: `…${token.slice(-4)}`, paymentToken: `…${token.slice(-4)}` }, list: [{ TOKEN_ID: `…${token.slice(-4)}` }], empty: { token_id: '' } });
+    expect(redact({ token_id: 'short' })).toEqual({ token_id: '[REDACTED]' });
+  });
+
+  it('masks tokens written in free text: XML, JSON and form bodies', () => {
+    const token = 'TK29ZVNY6UH4CG2B9LAX5348';
+    const texts = [`<respon><token_id>${token}</token_id></respon>`, `{"token_id":"${token}","x":1}`, `a=1&token_id=${token}&b=2`, `paymentToken=${token}`];
+    for (const text of texts) {
+      const out = redact({ body: text }) as { body: string };
+      expect(out.body).not.toContain(token);
+      expect(out.body).toContain('…5348');
+    }
+    expect(redact({ body: '<token_id></token_id>' })).toEqual({ body: '<token_id></token_id>' });
+  });
+
+  it('sends JSON holding a token to the full redaction', () => {
+    expect(jsonNeedsNoRedaction(JSON.stringify({ token_id: 'TK7f3a9c2e4b1d8f60a2c4' }))).toBe(false);
+    expect(jsonNeedsNoRedaction(JSON.stringify({ body: '<token_id>TK7f3a9c2e4b1d8f60a2c4</token_id>' }))).toBe(false);
+    expect(jsonNeedsNoRedaction(JSON.stringify({ savedCardId: '0190-abc' }))).toBe(true);
+  });
+
+  it('a redacting logger never writes a token in full', () => {
+    const lines: unknown[] = [];
+    const inner: Logger = { debug: (o) => lines.push(o), info: (o) => lines.push(o), warn: (o) => lines.push(o), error: (o) => lines.push(o) };
+    redactingLogger(inner).info({ token_id: 'TK7f3a9c2e4b1d8f60a2c4' }, 'saved');
+    expect(JSON.stringify(lines)).not.toContain('TK7f3a9c2e4b1d8f60a2c4');
+  });
+});

@@ -107,7 +107,9 @@ export function checkoutRoutes(ctx: ShopContext): Router {
       amount: cart.total,
       currency: cart.currency,
       items: cart.lines.map((l) => ({ name: l.product.name, sku: l.product.sku, unitPrice: l.product.price, quantity: l.quantity })),
-      shopper: { id: history.shopper, email: input.email, firstName: billing.firstName, lastName: billing.lastName },
+      // The demo has no sign-in: the browser's signed shopper cookie stands in for an account, so
+      // its saved cards are offered in this browser only.
+      shopper: { id: history.shopper, account: true, email: input.email, firstName: billing.firstName, lastName: billing.lastName },
       billing,
       delivery: deliveryOf(input),
       // Every method, the shopper's choice first: the pay page offers the others one click away.

@@ -13,11 +13,12 @@ import { DEVICE_FIELD_NAMES, normaliseIp } from '../device.js';
 import { deviceTypeOf } from '../device-ua.js';
 import { useOrderLocale } from '../render.js';
 import { createCsrf, type Csrf } from '../../http/csrf.js';
-import { allowedMethods, payOrderData, type PayOrderData } from './request.js';
-import type { ApmChoice, OrderSummary, PayFormOptions, PayFormValues } from './view.js';
+import { savedCardExpired, type CardBrand } from '../../orders/saved-cards.js';
+import { allowedMethods, payOrderData, savedCardsFor, type PayOrderData } from './request.js';
+import type { ApmChoice, OrderSummary, PayFormOptions, PayFormValues, SavedCardOffer } from './view.js';
 
 export { formatMoney };
-export type { ApmChoice, OrderSummary, PayFormOptions, PayFormValues } from './view.js';
+export type { ApmChoice, OrderSummary, PayFormOptions, PayFormValues, SavedCardChoice, SavedCardOffer } from './view.js';
 
 /** Longest wait for the optimise answer before the page is shown without the APM list. */
 export const OPTIMISE_WAIT_MS = 3000;
@@ -124,6 +125,42 @@ export async function payFormLocals(
       lang: translator.locale,
       t: translator.t,
       focusErrors: Object.keys(errors).length > 0,
+      savedCards: await savedCardOffer(ctx, req, order, data),
     },
   };
+}
+
+const BRAND_NAMES: Readonly<Record<CardBrand, string>> = {
+  visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover', jcb: 'JCB',
+  diners: 'Diners Club', maestro: 'Maestro', unionpay: 'UnionPay', card: 'Card',
+};
+
+/** Query flag the removal route sends the shopper back with. */
+export const REMOVED_FLAG = 'saved_card_removed';
+
+/** What the pay page offers: the shopper's unexpired saved cards and whether a card may be saved. */
+export async function savedCardOffer(ctx: KitContext, req: Request, order: Order, data: PayOrderData): Promise<SavedCardOffer> {
+  const removed = req.method === 'GET' && req.query[REMOVED_FLAG] === '1';
+  const none: SavedCardOffer = { canSave: false, cards: [], removed: false };
+  const store = savedCardsFor(ctx, data);
+  if (store === null) return none;
+  try {
+    const now = new Date();
+    const cards = (await store.list(data.shopper.id)).filter((c) => !savedCardExpired(c, now));
+    return {
+      canSave: true,
+      removed,
+      cards: cards.map((c) => ({
+        id: c.id,
+        brand: BRAND_NAMES[c.brand],
+        last4: c.last4,
+        expiry: `${String(c.expiryMonth).padStart(2, '0')}/${String(c.expiryYear % 100).padStart(2, '0')}`,
+        removeAction: `${ctx.urls.pay(order.id)}/saved-cards/${encodeURIComponent(c.id)}/remove`,
+      })),
+    };
+  } catch (error) {
+    // The other ways to pay still work without the list.
+    ctx.logger.warn({ orderId: order.id, error }, 'Saved cards unavailable; the pay page offers none');
+    return none;
+  }
 }

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../../errors.js';
 import { storedSubscriptionPlanSchema, type PaymentDevice, type PaymentMethodChoice, type PaymentRequest } from '../../gateway/payment-request.js';
+import type { SavedCardStore } from '../../orders/saved-cards.js';
 import type { Order, PaymentMethodKind } from '../../orders/types.js';
 import type { KitContext } from '../context.js';
 import type { DeviceData } from '../device.js';
@@ -32,6 +33,8 @@ export const payOrderDataSchema = z.object({
     level: z.string().optional(),
     firstName: z.string().optional(),
     lastName: z.string().optional(),
+    /** True when `id` is a signed-in shop account: only then are cards saved and offered. */
+    account: z.boolean().optional(),
   }),
   billing: address.optional(),
   delivery: address.optional(),
@@ -63,6 +66,13 @@ export function allowedMethods(ctx: KitContext, data: Pick<PayOrderData, 'method
   return [...first, ...enabled.filter((m) => m !== ctx.options.defaultMethod)];
 }
 
+/** The store's saved cards when this order may use them: a signed-in shopper paying by card. */
+export function savedCardsFor(ctx: KitContext, data: PayOrderData): SavedCardStore | null {
+  const store = ctx.store.savedCards;
+  if (store === undefined || data.shopper.account !== true || data.shopper.id === '') return null;
+  return allowedMethods(ctx, data).includes('card') ? store : null;
+}
+
 /** The device as the payment request takes it. */
 export function paymentDevice(device: DeviceData): PaymentDevice {
   return {
@@ -75,10 +85,17 @@ export function paymentDevice(device: DeviceData): PaymentDevice {
   };
 }
 
+/** A card payment's saved-card part: ask for a token to save, or pay with a saved one. */
+export interface SavedCardUse {
+  saveCard?: boolean;
+  tokenId?: string;
+}
+
 /** How the shopper pays, from the parsed form (card data stays in this request only). */
-function methodChoice(ctx: KitContext, order: Order, body: PayBody, language: string): PaymentMethodChoice {
+function methodChoice(ctx: KitContext, order: Order, body: PayBody, language: string, saved: SavedCardUse): PaymentMethodChoice {
   if (body.method === 'card') {
     return {
+      ...saved,
       kind: 'card',
       number: body.card,
       expiryMonth: body.expiration_month,
@@ -95,7 +112,9 @@ function methodChoice(ctx: KitContext, order: Order, body: PayBody, language: st
 }
 
 /** The payment to send for this order and form. */
-export function paymentRequest(ctx: KitContext, order: Order, data: PayOrderData, device: DeviceData, body: PayBody, language: string): PaymentRequest {
+export function paymentRequest(
+  ctx: KitContext, order: Order, data: PayOrderData, device: DeviceData, body: PayBody, language: string, saved: SavedCardUse = {},
+): PaymentRequest {
   return {
     orderNo: order.orderNo,
     amount: order.amount,
@@ -111,6 +130,6 @@ export function paymentRequest(ctx: KitContext, order: Order, data: PayOrderData
     subscription: data.subscription,
     device: paymentDevice(device),
     notifyUrl: ctx.urls.notify(),
-    method: methodChoice(ctx, order, body, language),
+    method: methodChoice(ctx, order, body, language, saved),
   };
 }

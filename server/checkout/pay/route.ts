@@ -26,6 +26,7 @@ import { payRateLimit, RATE_LIMIT_MESSAGE } from '../../http/rate-limit.js';
 import { payCsrf, payFormLocals, type PayFormState } from './form.js';
 import { allowedMethods, paymentRequest, payOrderData, type PayOrderData } from './request.js';
 import { PAY_FIELDS, parsePayBody, repeatedFieldErrors, type PayBody } from './schema.js';
+import { cardSaver, createSavedCardRoutes, payWithSavedCard, savedCardChoice, type CardSaver } from './saved-cards.js';
 import { sendPayment } from './send.js';
 import { awaitsSubmission, markSubmitted, orderForToken } from './submit.js';
 
@@ -40,7 +41,7 @@ const PAY_BODY_LIMIT = 16 * 1024;
 const SHOPPER_FIELDS: ReadonlySet<string> = new Set(PAY_FIELDS.filter((f) => f !== 'method'));
 
 type Prepared =
-  | { ok: true; payment: PreparedPayment }
+  | { ok: true; payment: PreparedPayment; saveCard: CardSaver | null }
   | { ok: false; shopperErrors: Record<string, string> | null; fields: string[] };
 
 /**
@@ -61,8 +62,9 @@ function prepare(ctx: KitContext, req: Request, res: Response, order: Order, dat
   const { data: device, dropped } = deviceData(req, req.body);
   if (dropped.length > 0) ctx.logger.debug({ orderId: order.id, dropped }, 'Device fields dropped');
   try {
-    const request = paymentRequest(ctx, order, data, device, body, translatorOf(req, res).locale);
-    return { ok: true, payment: ctx.client.payments.prepare(request) };
+    const saveCard = body.method === 'card' ? cardSaver(ctx, order, data, body) : null;
+    const request = paymentRequest(ctx, order, data, device, body, translatorOf(req, res).locale, { saveCard: saveCard !== null });
+    return { ok: true, payment: ctx.client.payments.prepare(request), saveCard };
   } catch (error) {
     return refused(error, body.method !== 'hosted');
   }
@@ -158,6 +160,7 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
   }
 
   createAssetRoutes(router);
+  createSavedCardRoutes(ctx, router, pages, [cspMiddleware(formActions), requestSpan('checkout saved card remove'), limiter, readForm]);
 
   router.get('/pay/:token', cspMiddleware(formActions), async (req, res) => {
     const order = await orderForToken(ctx, pages, req, res);
@@ -209,6 +212,12 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
         await renderForm(req, res, order, { values, errors: repeated }, 400);
         return;
       }
+      const savedCard = savedCardChoice(req.body);
+      if (savedCard !== null) {
+        const refuse = (errors: Record<string, string>): Promise<void> => renderForm(req, res, order, { values, errors }, 400);
+        await payWithSavedCard({ ctx, req, res, order, data, pages, refuse }, savedCard);
+        return;
+      }
       const parsed = parsePayBody(req.body);
       if (!parsed.ok) {
         await renderForm(req, res, order, { values, errors: parsed.errors }, 400);
@@ -230,7 +239,7 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
         return;
       }
       observePayStarted(ctx.observer, parsed.body.method);
-      await sendPayment({ ctx, req, res, order: submitted, pages }, prepared.payment);
+      await sendPayment({ ctx, req, res, order: submitted, pages }, prepared.payment, prepared.saveCard ?? undefined);
     },
   );
   return router;

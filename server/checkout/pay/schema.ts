@@ -57,6 +57,8 @@ export function payBodySchema(now: () => Date = () => new Date()) {
       security_code: securityCode,
       first_name: name('first name'),
       last_name: name('last name'),
+      // "Save this card" (a checkbox): honoured only for a signed-in shopper (see saved-cards.ts).
+      save_card: z.enum(['yes'], { error: 'Untick and tick "save this card" again' }).optional(),
     })
     .superRefine((value, ctx) => {
       const today = now();
@@ -96,6 +98,7 @@ export type PayBodyResult = { ok: true; body: PayBody } | { ok: false; errors: R
 /** Every field the schema reads. Sent twice, one of them is refused rather than either charged. */
 export const PAY_FIELDS = [
   'method', 'card', 'expiration_month', 'expiration_year', 'security_code', 'first_name', 'last_name', 'payment_method',
+  'save_card', 'saved_card',
 ] as const;
 
 /** One error per pay field that was sent more than once (empty when none was). */

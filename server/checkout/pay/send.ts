@@ -132,8 +132,12 @@ function showHostedPage(flow: PayFlow, form: CheckoutForm): void {
   }
 }
 
-/** Sends the payment prepared (validated and signed) before the order was submitted; always answers. */
-export async function sendPayment(flow: PayFlow, prepared: PreparedPayment): Promise<void> {
+/**
+ * Sends the payment prepared (validated and signed) before the order was submitted; always
+ * answers. `saveCard` stores the card's token from the answer before the answer is applied, so
+ * the saved card exists when the shop's onPaid hook runs.
+ */
+export async function sendPayment(flow: PayFlow, prepared: PreparedPayment, saveCard?: (result: AuthoriseResult) => Promise<void>): Promise<void> {
   if (prepared.kind === 'hosted') {
     showHostedPage(flow, prepared.form);
     return;
@@ -141,6 +145,7 @@ export async function sendPayment(flow: PayFlow, prepared: PreparedPayment): Pro
   let issuerUrl: string | null;
   try {
     const result = await flow.ctx.client.payments.sendAuthorise(prepared.authorise);
+    await saveCard?.(result);
     issuerUrl = await applyAuthorise(flow, result);
   } catch (error) {
     await handlePayError(flow, error);

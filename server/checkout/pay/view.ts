@@ -38,6 +38,8 @@ export interface PayFormOptions {
   t: Translator['t'];
   /** Move keyboard focus to the error summary (set when the form comes back with errors). */
   focusErrors: boolean;
+  /** The shopper's saved cards and whether the card form offers "save this card". */
+  savedCards: SavedCardOffer;
 }
 
 /** Keyed by the pay form's field names (schema.ts), which the browser posts. */
@@ -64,4 +66,23 @@ export interface PayPageRender {
   /** "Pay for order KL-…" in the shopper's language. */
   title: string;
   translator: Translator;
+}
+
+/** One saved card as the pay page shows it: never the token. */
+export interface SavedCardChoice {
+  id: string;
+  brand: string;
+  last4: string;
+  /** `MM/YY`. */
+  expiry: string;
+  /** Absolute URL of the removal route. */
+  removeAction: string;
+}
+
+export interface SavedCardOffer {
+  /** Show the "save this card" checkbox on the card form. */
+  canSave: boolean;
+  cards: SavedCardChoice[];
+  /** The page follows a removal: say that the card was removed. */
+  removed: boolean;
 }

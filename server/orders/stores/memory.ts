@@ -12,6 +12,7 @@ import { checkRefundUpserts, mergeRefunds, refundedTotal } from '../refunds.js';
 import type { Refund } from '../refunds.js';
 import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, TransitionResult } from '../store.js';
 import { createMemoryOutbox } from './memory-outbox.js';
+import { createMemorySavedCards } from './memory-saved-cards.js';
 import { initialOrder, type NewEvent, type NewOrder, type Order, type OrderEvent, type OrderPatch } from '../types.js';
 
 export interface MemoryStoreOptions {
@@ -234,6 +235,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
     releaseOutbox: outbox.releaseOutbox,
     listOutbox: outbox.listOutbox,
     countOutbox: outbox.countOutbox,
+    savedCards: createMemorySavedCards(now),
 
     async close() {
       await Promise.resolve();

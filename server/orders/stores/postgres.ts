@@ -16,6 +16,7 @@ import { inTransaction } from './postgres-client.js';
 import type { PgClientLike, PgPoolLike } from './postgres-client.js';
 import { migratePostgres } from './sql/migrations.js';
 import { createPostgresOutbox } from './postgres-outbox.js';
+import { createPostgresSavedCards } from './postgres-saved-cards.js';
 import { buildQueries, quoteSchema } from './postgres-queries.js';
 import { guarded } from './sql/errors.js';
 import { rowToEvent, rowToOrder, rowToRefund } from './sql/rows.js';
@@ -275,6 +276,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     releaseOutbox: outbox.releaseOutbox,
     listOutbox: outbox.listOutbox,
     countOutbox: outbox.countOutbox,
+    savedCards: createPostgresSavedCards(pool, schema),
     close: () =>
       guarded(ADAPTER, 'close', async () => {
         if (given || ended) return;

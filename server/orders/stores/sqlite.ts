@@ -28,6 +28,7 @@ import type { WalSync } from './sqlite-wal-sync.js';
 import { migrateSqlite } from './sql/migrations.js';
 import { createSqliteOutbox } from './sqlite-outbox.js';
 import { prepareChildStatements } from './sqlite-children.js';
+import { createSqliteSavedCards } from './sqlite-saved-cards.js';
 import { prepareStatements } from './sqlite-statements.js';
 import { prepareRefundStatements, writeRefunds } from './sqlite-refunds.js';
 import type { EventParams, OrderParams } from './sqlite-statements.js';
@@ -327,6 +328,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     releaseOutbox: outbox.releaseOutbox,
     listOutbox: outbox.listOutbox,
     countOutbox: outbox.countOutbox,
+    savedCards: createSqliteSavedCards(db, commits),
     close: () =>
       guarded(ADAPTER, 'close', async () => {
         await commits.close();

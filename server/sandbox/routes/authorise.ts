@@ -14,6 +14,7 @@ import { amountOf, authenticate, validate } from '../validate.js';
 import { decimalAmount } from '../wire/format.js';
 import { apmRequest, directRequest } from '../wire/payment-requests.js';
 import { sign } from '../wire/signature.js';
+import { RESULT_INFO } from '../wire/codes.js';
 import { responXml as writeRespon } from '../wire/xml.js';
 
 /**
@@ -50,11 +51,16 @@ export function responXml(ctx: SandboxContext, account: SandboxAccount, tx: Sand
   return writeRespon(fields);
 }
 
-/** A card from the request, or the masked card and behaviour behind a stored token. */
-function cardOf(ctx: SandboxContext, account: SandboxAccount, request: { card: string; token_id?: string | undefined; expiration_month?: string | undefined; expiration_year?: string | undefined; security_code?: string | undefined }): CheckedCard {
+/**
+ * A card from the request, or the masked card and behaviour behind a stored token; null for a
+ * token this account does not have (unknown, removed or another account's), which is declined.
+ */
+function cardOf(ctx: SandboxContext, account: SandboxAccount, request: { card: string; token_id?: string | undefined; expiration_month?: string | undefined; expiration_year?: string | undefined; security_code?: string | undefined }): CheckedCard | null {
   if (request.card === '') {
     const token = ctx.ledger.tokens.get(request.token_id ?? '');
-    if (token?.merchantId !== account.merchantId || token.accountId !== account.accountId) throw badInput('token_id', 'token_id is not a token of this account');
+    if (token?.merchantId !== account.merchantId || token.accountId !== account.accountId || (token.removedAt ?? null) !== null) return null;
+    // A security code sent with a token is checked for its form only; none is required.
+    if ((request.security_code ?? '') !== '' && !/^\d{3,4}$/.test(request.security_code ?? '')) throw badInput('security_code', 'security_code must be 3 or 4 digits');
     return { masked: token.card, behaviour: token.behaviour as CheckedCard['behaviour'] };
   }
   const checked = checkCard(
@@ -77,10 +83,14 @@ function authoriseDirect(ctx: SandboxContext, req: RequestInfo, fields: Record<s
       orderNo: request.order_no, kind: 'card', paymentMethod: 'CARD', amount, currency: request.currency,
       notifyUrl: request.notify_url, details: pickDetails(request),
     });
-    created.card = card.masked;
+    created.card = card?.masked ?? '';
     created.tokenId = request.card === '' ? (request.token_id ?? '') : '';
-    created.pending = { subscription: subscriptionRequest(request.subscription, request.amount), tokenize: request.token_flag === 'YES', behaviour: card.behaviour };
-    const outcome = applyCardBehaviour(ctx, created, account, card.behaviour, request.open3d === 'do3DS');
+    let outcome: 'challenge' | 'final' = 'final';
+    if (card === null) setStatus(created, STATUS.declined(RESULT_INFO.invalidToken), 'declined: unknown or removed token');
+    else {
+      created.pending = { subscription: subscriptionRequest(request.subscription, request.amount), tokenize: request.token_flag === 'YES', behaviour: card.behaviour };
+      outcome = applyCardBehaviour(ctx, created, account, card.behaviour, request.open3d === 'do3DS');
+    }
     const challengeUrl = outcome === 'challenge' ? baseUrlOf(ctx, req) + issuerPath('3ds', openSession(ctx, '3ds', created.transactionId).id) : undefined;
     ctx.ledger.saveTransaction(created);
     // Recorded in the same commit as the transaction; the delivery itself starts after it.

@@ -118,6 +118,7 @@ export function mountControl(app: Express, ctx: SandboxContext, hooks: ControlHo
     subscriptions: ctx.ledger.subscriptions(),
     notifications: ctx.ledger.notifications(),
     updateOrders: ctx.ledger.updateOrders(),
+    tokens: ctx.ledger.tokens.all(),
     faults: ctx.faults.list(),
   });
   app.get('/_sandbox/state', control(ctx, state));
@@ -184,6 +185,18 @@ export function mountControl(app: Express, ctx: SandboxContext, hooks: ControlHo
     });
     return { sent };
   }));
+
+  // The interface has no operation to delete a stored-card token: this stands in for the
+  // gateway's own removal, so a removed token can be shown to be declined.
+  const removeToken = control(ctx, (req) => {
+    const token = ctx.ledger.tokens.get(param(req, 'id'));
+    if (token === undefined) throw new SandboxHttpError(404, 'I0404', 'id', 'no such token');
+    token.removedAt ??= new Date().toISOString();
+    ctx.ledger.tokens.put(token.tokenId, token);
+    return { token: { tokenId: token.tokenId, removedAt: token.removedAt } };
+  });
+  app.delete('/_sandbox/tokens/:id', removeToken);
+  app.post('/_sandbox/tokens/:id/remove', removeToken);
 
   app.post('/_sandbox/faults', control(ctx, (_req, fields) => ({ fault: ctx.faults.add(faultFromFields(fields)) })));
   app.get('/_sandbox/faults', control(ctx, () => ({ faults: ctx.faults.list() })));

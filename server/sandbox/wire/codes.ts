@@ -39,6 +39,7 @@ export const RESULT_INFO = {
   declined: '0005:Do not honor',
   insufficientFunds: '0051:Insufficient funds',
   expiredCard: '0054:Expired card',
+  invalidToken: '0014:Invalid card token',
   processingError: '0096:System malfunction',
   pendingReview: '0100:Pending risk review',
   reviewRejected: '0101:Rejected by risk review',
