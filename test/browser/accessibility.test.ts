@@ -3,9 +3,10 @@
  * (zero violations), at desktop width and at 390 px: the shop, the pay page with each method,
  * a pay error in the shop's layout, the 3-D Secure, APM and hosted pages, the kit's own pay,
  * error and result pages (in English and Dutch), and the admin's sign-in, orders, order,
- * refunds, payouts and notifications pages (at 390 px the orders list keeps number, amount, state
- * and card on screen, the number on one line). Then the keyboard-only journeys: pay with a card,
- * and refund in the admin, without a mouse.
+ * dashboard, batch, refunds, payouts, subscriptions and notifications pages (at 390 px the orders
+ * list keeps number, amount, state and card on screen, the number on one line), and a batch job's
+ * page while it runs and once done. Then the keyboard-only journeys: pay with a card, and refund
+ * in the admin, without a mouse.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,7 +132,7 @@ describe.skipIf(!HAS_CHROMIUM)('accessibility (axe, WCAG 2.2 AA) and keyboard jo
     expect(seen).toEqual([]);
   }, AXE_TIMEOUT_MS);
 
-  it.each(['desktop', 'phone'] as const)('the admin: sign-in, orders, order, refunds, payouts, notifications (%s)', async (width) => {
+  it.each(['desktop', 'phone'] as const)('the admin: sign-in, orders, order, dashboard, batch, refunds, payouts, subscriptions, notifications (%s)', async (width) => {
     const buyer = await newShopper(browser);
     const orderId = await buyWithCard(buyer.page, store, 'TOWEL-LINEN');
     await buyer.close();
@@ -142,7 +143,7 @@ describe.skipIf(!HAS_CHROMIUM)('accessibility (axe, WCAG 2.2 AA) and keyboard jo
     await page.goto(`${store.url}/admin/login`);
     seen.push(...(await axeViolations(page)));
     await signInAsStaff(page, store);
-    for (const path of ['/', `/orders/${orderId}`, '/refunds', '/payouts', '/notifications']) {
+    for (const path of ['/', `/orders/${orderId}`, '/dashboard', '/batch', '/refunds', '/payouts', '/subscriptions/cancel', '/notifications']) {
       await page.goto(`${store.url}/admin${path}`);
       seen.push(...(await axeViolations(page)));
     }
@@ -172,6 +173,54 @@ describe.skipIf(!HAS_CHROMIUM)('accessibility (axe, WCAG 2.2 AA) and keyboard jo
     await page.locator('.problem').waitFor();
     seen.push(...(await axeViolations(page)));
     expect(seen).toEqual([]);
+    await staff.close();
+  }, AXE_TIMEOUT_MS);
+
+  it.each(['desktop', 'phone'] as const)('a running batch job\'s page stays current without a reload, announces progress, can pause (%s)', async (width) => {
+    const buyer = await newShopper(browser);
+    const orderId = await buyWithCard(buyer.page, store, 'MUG-STONE');
+    await buyer.close();
+    const paid = await waitForState(store, orderId, ['paid']);
+    // The gateway answers the refund slowly, so the job is seen running.
+    store.store.sandbox.faults.add({ kind: 'latency', operation: 'refund', orderNo: paid.orderNo, latencyMs: 8000, times: 1 });
+    const staff = await newShopper(browser, width === 'phone' ? PHONE : undefined);
+    const { page } = staff;
+    const seen: string[] = [];
+    await signInAsStaff(page, store);
+    await page.goto(`${store.url}/admin/batch`);
+    await page.selectOption('select[name="action"]', 'refund');
+    await page.fill('textarea[name="orders_text"]', paid.orderNo);
+    await page.getByRole('button', { name: 'Start job' }).click();
+    await page.waitForURL(/\/admin\/batch\/[^/?]+/);
+    expect(await page.locator('meta[http-equiv="refresh"]').count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Refresh' }).count()).toBe(1);
+    // Pausing is a toggle a screen reader hears, and says so in the status region.
+    await page.getByRole('button', { name: 'Pause updates' }).click();
+    expect(await page.getAttribute('[data-job-refresh] button', 'aria-pressed')).toBe('true');
+    expect(await page.locator('#job-announce').textContent()).toBe('Updates paused.');
+    expect(await page.getAttribute('#job-status', 'data-status')).toBe('running');
+    seen.push(...(await axeViolations(page))); // the running page, held still by the pause
+    await page.getByRole('button', { name: 'Resume updates' }).click();
+    // A marker a reload would wipe out.
+    await page.evaluate(() => {
+      (window as unknown as { stayed: boolean }).stayed = true;
+    });
+    await page.locator('#job-status[data-status="done"]').waitFor({ timeout: 30_000 });
+    expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+    expect(await page.getAttribute(`tr[data-order="${paid.orderNo}"]`, 'data-status')).toBe('ok');
+    expect(await page.locator('#job-announce').textContent()).toMatch(/^Job done: 1 ok · 0 failed/);
+    expect(await page.locator('[data-job-refresh]').count()).toBe(0);
+    seen.push(...(await axeViolations(page)));
+    expect(await waitForState(store, orderId, ['refunded'])).toMatchObject({ refundedAmount: paid.amount });
+    // Without JavaScript the finished page reads the same, with nothing left to refresh.
+    const noScript = await browser.newContext({ javaScriptEnabled: false, viewport: page.viewportSize() ?? undefined });
+    await noScript.addCookies(await staff.context.cookies());
+    const plain = await noScript.newPage();
+    await plain.goto(page.url());
+    expect(await plain.getAttribute('#job-status', 'data-status')).toBe('done');
+    await noScript.close();
+    expect(seen).toEqual([]);
+    expect(staff.problems).toEqual([]);
     await staff.close();
   }, AXE_TIMEOUT_MS);
 
