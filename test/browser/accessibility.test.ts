@@ -10,6 +10,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCatalogue } from '../../server/i18n/index.js';
 import { startHarness, paymentInput, uniqueOrderNo, type Harness } from '../integration/checkout/journeys-harness.js';
 import { axeViolations, focused, tabTo } from './a11y.js';
 import { HAS_CHROMIUM, newShopper, useJourneyEnv, type StoreUnderTest } from './harness.js';
@@ -122,12 +123,28 @@ describe.skipIf(!HAS_CHROMIUM)('accessibility (axe, WCAG 2.2 AA) and keyboard jo
         await page.fill('#last_name', 'Lovelace');
         await page.locator('#pay-card button[type=submit]').click();
         await page.locator('.error-summary').waitFor();
+        // The kit's own layout again, focus on the summary, typed fields kept but never the card or CVV.
+        expect(await page.getAttribute('html', 'lang')).toBe(locale);
+        expect(await focused(page)).toMatch(/^div#[\w-]+\.error-summary/);
+        expect(await page.inputValue('#card')).toBe('');
+        expect(await page.inputValue('#security_code')).toBe('');
+        expect(await page.inputValue('#first_name')).toBe('Ada');
+        expect(await page.inputValue('#expiration_year')).toBe(EXPIRY.year);
       })));
       seen.push(...(await check(width, (page) => page.goto(`${kitOnly.shopUrl}/checkout/pay/forged`).then(() => undefined))));
+      const tr = createCatalogue().translator(locale);
       await kitOnly.kit.engine.apply({ orderId: order.id, source: 'pay', outcome: 'pending', actor: 'shopper', data: {} });
-      seen.push(...(await check(width, (page) => page.goto(kitOnly.kit.context.urls.result(order.id)).then(() => undefined))));
+      seen.push(...(await check(width, async (page) => {
+        await page.goto(kitOnly.kit.context.urls.result(order.id));
+        // Pending: what happens next, and a way back to the shop (no dead end).
+        expect(await page.locator('main').textContent()).toContain(tr.t('result.next'));
+        expect(await page.getByRole('link', { name: tr.t('result.backToShop') }).getAttribute('href')).toBe('https://shop.example/');
+      })));
       await kitOnly.kit.engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'declined', actor: 'sweeper', data: { resultText: 'Insufficient funds' } });
-      seen.push(...(await check(width, (page) => page.goto(kitOnly.kit.context.urls.result(order.id)).then(() => undefined))));
+      seen.push(...(await check(width, async (page) => {
+        await page.goto(kitOnly.kit.context.urls.result(order.id));
+        expect(await page.getByRole('link', { name: tr.t('result.backToShop') }).getAttribute('href')).toBe('https://shop.example/');
+      })));
     }
     expect(seen).toEqual([]);
   }, AXE_TIMEOUT_MS);
