@@ -9,6 +9,7 @@ import { createCatalogue, type Catalogue, type Vars } from '../i18n/catalogue.js
 import { packageFile } from '../package-files.js';
 import { compilePugViews, type View } from '../pug-views.js';
 import type { Reply } from './http.js';
+import { decimalAmount } from './wire/format.js';
 
 export const TEMPLATES = ['autosubmit', 'issuer-3ds', 'issuer-apm', 'hosted-card', 'message', 'inspector'] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
@@ -83,6 +84,21 @@ function isPageText(value: unknown): value is PageText {
 export function shopperLocale(defaultLang: string | undefined, acceptLanguage: string | undefined): string {
   const cat = sandboxCatalogue();
   return cat.pick([defaultLang], acceptLanguage);
+}
+
+/**
+ * An amount for a shopper page, with Intl for the locale ("€ 30,00" in Dutch), from the
+ * sandbox's own decimal reading of the minor units (the sandbox shares no money code with the
+ * kit's client); an unknown currency reads "30.00 XYZ".
+ */
+export function pageAmount(minor: number, currency: string, locale: string): string {
+  const decimal = decimalAmount(minor, currency);
+  const digits = decimal.split('.')[1]?.length ?? 0;
+  try {
+    return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(decimal as `${number}`);
+  } catch {
+    return `${decimal} ${currency}`;
+  }
 }
 
 export interface PageOptions {

@@ -8,14 +8,13 @@ import type { Express } from 'express';
 import { checkCard, isCardProblem, type CardProblem } from '../cards.js';
 import { baseUrlOf, findAccount, type RequestInfo, type SandboxContext } from '../context.js';
 import { param, str, type Reply } from '../http.js';
-import { shopperLocale, type Pages } from '../pages.js';
+import { pageAmount, shopperLocale, type Pages } from '../pages.js';
 import { applyCardBehaviour, notify, setStatus, STATUS } from '../payments.js';
 import { closeSession, findSession, issuerPath, openSession } from '../sessions.js';
 import { assertNewOrder, newTransaction, pickDetails, subscriptionRequest } from '../transactions.js';
 import type { SandboxSession, SandboxTransaction } from '../types.js';
 import { amountOf, authenticate, validate } from '../validate.js';
 import { ORDER_STATUS, RESULT_INFO } from '../wire/codes.js';
-import { formatMoney } from '../../i18n/format.js';
 import { checkoutRequest } from '../wire/payment-requests.js';
 import { backToShop, page, pageLocale, PageRefusal } from './pages-common.js';
 
@@ -120,7 +119,7 @@ function cardPage(ctx: SandboxContext, pages: Pages, req: RequestInfo, hosted: H
     'hosted-card',
     {
       lang, title: { key: 'sandbox.hostedTitle' }, merchant: `${tx.merchantId} / ${tx.accountId}`, orderNo: tx.orderNo,
-      amount: formatMoney(tx.amount, tx.currency, lang), payUrl: base, cancelUrl: `${base}/cancel`,
+      amount: pageAmount(tx.amount, tx.currency, lang), payUrl: base, cancelUrl: `${base}/cancel`,
       // The gateway's own reason stays as small print: developers test against it.
       error: problem === undefined ? '' : { key: `pay.fieldError.${problem.field}` }, detail: problem?.message ?? '',
       firstName: names.first || (tx.details.first_name ?? ''), lastName: names.last || (tx.details.last_name ?? ''),

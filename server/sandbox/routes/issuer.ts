@@ -7,8 +7,7 @@ import type { Express } from 'express';
 import { findApmMethod } from '../apm-methods.js';
 import { baseUrlOf, findAccount, type SandboxContext } from '../context.js';
 import { param, SandboxHttpError, str } from '../http.js';
-import { formatCard, formatMoney } from '../../i18n/format.js';
-import type { Pages } from '../pages.js';
+import { pageAmount, type Pages } from '../pages.js';
 import { approve, notify, setStatus, STATUS } from '../payments.js';
 import { closeSession, findSession, issuerPath } from '../sessions.js';
 import type { SandboxAccount, SandboxSession, SandboxTransaction, SessionKind } from '../types.js';
@@ -52,7 +51,7 @@ export function mountIssuerPages(app: Express, ctx: SandboxContext, pages: Pages
       'issuer-3ds',
       {
         lang, title: { key: 'sandbox.threeDsTitle' }, merchant: `${account.merchantId} / ${account.accountId}`, orderNo: tx.orderNo,
-        amount: formatMoney(tx.amount, tx.currency, lang), card: formatCard(tx.card), decisionUrl,
+        amount: pageAmount(tx.amount, tx.currency, lang), card: tx.card, decisionUrl,
       },
       { formTargets: [decisionUrl] },
     );
@@ -93,7 +92,7 @@ export function mountIssuerPages(app: Express, ctx: SandboxContext, pages: Pages
       'issuer-apm',
       {
         lang, title: { key: 'sandbox.apmTitle', vars: { method: methodName } }, merchant: `${account.merchantId} / ${account.accountId}`, orderNo: tx.orderNo,
-        amount: formatMoney(tx.amount, tx.currency, lang), method: tx.paymentMethod, methodName, decisionUrl,
+        amount: pageAmount(tx.amount, tx.currency, lang), method: tx.paymentMethod, methodName, decisionUrl,
       },
       { formTargets: [decisionUrl] },
     );
