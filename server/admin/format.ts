@@ -16,3 +16,18 @@ export function formatDay(date: Date): string {
 export function stateLabel(state: string): string {
   return state.replace(/_/g, ' ');
 }
+
+const CODE_SUFFIX = /\s*\[(ERR_[A-Z_]+): docs\/errors\.md#[a-z_]+\]/g;
+
+/**
+ * A kit error's message for staff: the sentence without its `[ERR_…: docs/errors.md#…]` suffix,
+ * and the code apart (the views show it in small print, for a search in docs/errors.md).
+ */
+export function errorParts(message: string): { text: string; code: string | null } {
+  let code: string | null = null;
+  const text = message.replace(CODE_SUFFIX, (_suffix, found: string) => {
+    code ??= found;
+    return '';
+  });
+  return { text, code };
+}

@@ -109,7 +109,7 @@ function errorText(error: KitError | null): string | null {
   if (error === null) return null;
   return isOutcomeUnknown(error)
     ? `no answer from the gateway (${error.code}): the outcome is unknown; use query sync, the action was not re-sent`
-    : `${error.code}: ${error.message}`;
+    : error.message; // ends in the code's [ERR_…: docs/errors.md#…], which the views set apart
 }
 
 /**

@@ -27,7 +27,7 @@ import { authenticate, headers, protectWrites } from './security.js';
 import { createSignIn } from './sign-in/routes.js';
 import type { StaffStore } from './staff-store.js';
 import type { GuardDeps } from './security.js';
-import { compileViews, pageContext, readAdminCss, sendError } from './views.js';
+import { compileViews, pageContext, readAdminCss, readAdminJobScript, sendError } from './views.js';
 
 export interface AdminRouter extends Router {
   /** Resumes every unfinished batch job (call at start-up unless `resumeOnStart` does). */
@@ -42,6 +42,7 @@ export function createAdminRouter(input: AdminRouterOptions): AdminRouter {
   const options = resolveAdminOptions(input);
   const views = compileViews();
   const css = readAdminCss();
+  const jobScript = readAdminJobScript();
   const flash = createFlashCodec(options.csrfSecret);
   const basePath = (req: Request): string => options.mountPath ?? req.baseUrl;
   const csrf = createCsrf({ secrets: [options.csrfSecret], cookieName: 'admin_csrf', cookiePath: (req) => basePath(req) || '/' });
@@ -70,6 +71,9 @@ export function createAdminRouter(input: AdminRouterOptions): AdminRouter {
   // The stylesheet is public: the 401 page and a shop's login page may use it.
   router.get('/assets/admin.css', (_req, res) => {
     res.set('Cache-Control', 'public, max-age=300').type('text/css').send(css);
+  });
+  router.get('/assets/admin-job.js', (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=300').type('text/javascript').send(jobScript);
   });
   router.use(headers());
   signIn?.publicRoutes(router);

@@ -9,7 +9,7 @@ import type { Response } from 'express';
 import { packageFile } from '../package-files.js';
 import { compilePugViews, type View } from '../pug-views.js';
 import type { Flash } from './flash.js';
-import { formatDateTime, formatMoney, stateLabel } from './format.js';
+import { errorParts, formatDateTime, formatMoney, stateLabel } from './format.js';
 
 export const VIEW_NAMES = [
   'orders', 'order', 'batch', 'job', 'refunds', 'payouts', 'payout', 'subscriptions', 'subscription-list', 'notifications', 'error', 'login', 'password', 'dashboard', 'saved-cards',
@@ -29,7 +29,14 @@ export function readAdminCss(): string {
   return readFileSync(ADMIN_CSS_FILE, 'utf8');
 }
 
-export const helpers = { formatMoney, formatDateTime, stateLabel };
+export const ADMIN_JOB_SCRIPT_FILE = packageFile(join('public', 'admin-job.js'));
+
+/** The batch job page's script (keeps a running job's page current). */
+export function readAdminJobScript(): string {
+  return readFileSync(ADMIN_JOB_SCRIPT_FILE, 'utf8');
+}
+
+export const helpers = { formatMoney, formatDateTime, stateLabel, errorParts };
 
 /** What every page gets, set by the router's middleware on `res.locals.admin`. */
 export interface PageContext {

@@ -5,10 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createCatalogue, type Catalogue } from '../i18n/catalogue.js';
+import { createCatalogue, type Catalogue, type Vars } from '../i18n/catalogue.js';
 import { packageFile } from '../package-files.js';
 import { compilePugViews, type View } from '../pug-views.js';
 import type { Reply } from './http.js';
+import { decimalAmount } from './wire/format.js';
 
 export const TEMPLATES = ['autosubmit', 'issuer-3ds', 'issuer-apm', 'hosted-card', 'message', 'inspector'] as const;
 export type TemplateName = (typeof TEMPLATES)[number];
@@ -66,6 +67,40 @@ export function contentSecurityPolicy(nonce: string, formTargets: readonly strin
   ].join('; ');
 }
 
+/** A string of the catalogue, translated when the page is rendered in the shopper's language. */
+export interface PageText {
+  key: string;
+  vars?: Vars;
+}
+
+function isPageText(value: unknown): value is PageText {
+  return typeof value === 'object' && value !== null && typeof (value as { key?: unknown }).key === 'string';
+}
+
+/**
+ * The shopper's language: the merchant's `default_lang` for the payment when the catalogue has it,
+ * else the browser's Accept-Language, else English.
+ */
+export function shopperLocale(defaultLang: string | undefined, acceptLanguage: string | undefined): string {
+  const cat = sandboxCatalogue();
+  return cat.pick([defaultLang], acceptLanguage);
+}
+
+/**
+ * An amount for a shopper page, with Intl for the locale ("€ 30,00" in Dutch), from the
+ * sandbox's own decimal reading of the minor units (the sandbox shares no money code with the
+ * kit's client); an unknown currency reads "30.00 XYZ".
+ */
+export function pageAmount(minor: number, currency: string, locale: string): string {
+  const decimal = decimalAmount(minor, currency);
+  const digits = decimal.split('.')[1]?.length ?? 0;
+  try {
+    return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(decimal as `${number}`);
+  } catch {
+    return `${decimal} ${currency}`;
+  }
+}
+
 export interface PageOptions {
   status?: number;
   /** Absolute or relative URLs the page's forms post to. */
@@ -79,12 +114,17 @@ export class Pages {
     this.#templates = compilePugViews(viewsDir, TEMPLATES);
   }
 
+  /** Renders a page; locals that are PageText (title, message, error…) are translated first. */
   render(name: TemplateName, locals: Record<string, unknown>, options: PageOptions = {}): Reply {
     const nonce = randomBytes(16).toString('base64');
+    const language = languageOf(locals.lang);
+    const translated = Object.fromEntries(
+      Object.entries(locals).map(([k, v]) => [k, isPageText(v) ? language.t(v.key, v.vars) : v]),
+    );
     return {
       status: options.status ?? 200,
       contentType: 'text/html; charset=utf-8',
-      body: this.#templates[name]({ ...locals, ...languageOf(locals.lang), nonce }),
+      body: this.#templates[name]({ ...translated, ...language, nonce }),
       headers: {
         'Content-Security-Policy': contentSecurityPolicy(nonce, options.formTargets ?? []),
         'Referrer-Policy': 'no-referrer',
@@ -94,13 +134,17 @@ export class Pages {
     };
   }
 
-  /** A page that POSTs `fields` to `action` at once (script) or on a click (noscript). */
-  autosubmit(action: string, fields: Record<string, string>, text: { title: string; message: string }, status = 200): Reply {
+  /**
+   * A page that POSTs `fields` to `action` at once (script) or on a click (noscript), in `lang`
+   * (a locale or an Accept-Language value).
+   */
+  autosubmit(action: string, fields: Record<string, string>, text: { title: PageText; message: PageText; lang: string | undefined }, status = 200): Reply {
     return this.render('autosubmit', { action, fields: Object.entries(fields), ...text }, { status, formTargets: [action] });
   }
 
-  message(title: string, message: string, status = 200): Reply {
-    return this.render('message', { title, message }, { status });
+  /** A message page; `note` is a further sentence, `detail` is shown as it is (a technical reason, in English). */
+  message(text: { title: PageText | string; message: PageText | string; lang: string | undefined; note?: PageText; detail?: string }, status = 200): Reply {
+    return this.render('message', text, { status });
   }
 }
 

@@ -113,6 +113,31 @@ describe.skipIf(!HAS_CHROMIUM)('card journeys in the demo store (Chromium)', () 
     await shopper.close();
   });
 
+  it('on a phone (390 px): a declined payment\'s "Try again" keeps e-mail and address, and the shop stays around the pay form', async () => {
+    const shopper = await newShopper(browser, { width: 390, height: 844 });
+    const { page } = shopper;
+    await addToCart(page, store, 'TEA-SENCHA');
+    const orderId = await checkout(page, store, { method: 'card' });
+    expect(await page.locator('header.site-header').isVisible()).toBe(true);
+    await payByCard(page, CHALLENGE_CARD);
+    await page.waitForURL(`${store.store.gateway.baseUrl}/issuer/3ds/**`);
+    await page.getByRole('button', { name: 'Fail authentication' }).click();
+    await page.waitForURL(/\/checkout\/result\//);
+    expect(await waitForHeading(page, 'declined')).toBe('Your payment was declined');
+    const again = page.getByRole('button', { name: 'Try again with another card or method' });
+    await again.scrollIntoViewIfNeeded();
+    const box = await again.boundingBox();
+    expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(390);
+    await again.click();
+    await page.waitForURL(`${store.url}/cart/checkout?from=${orderId}`);
+    expect(await page.inputValue('#email')).toBe('ada@example.com');
+    expect(await page.inputValue('#address')).toBe('Keizersgracht 1');
+    expect(await page.inputValue('#postal_code')).toBe('1015 CJ');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(shopper.problems).toEqual([]);
+    await shopper.close();
+  }, 120_000);
+
   it('a second shopper cannot open the first shopper\'s order page', async () => {
     const first = await newShopper(browser);
     const orderId = await buyWithCard(first.page, store, 'TOWEL-LINEN');

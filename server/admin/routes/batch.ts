@@ -57,13 +57,17 @@ export function registerBatchRoutes(router: Router, ctx: RouteContext): void {
     const running = job.status === 'running' && ctx.jobs.isRunning(job.id);
     // Still changing without running here: another instance may be running it; keep refreshing.
     const recent = job.status === 'running' && Date.now() - job.updatedAt.getTime() < RECENT_MS;
+    const refreshing = running || recent;
+    // The page's script fetches the page itself to stay current (no meta refresh: WCAG 2.2.1).
+    if (refreshing) res.setHeader('Content-Security-Policy', `${String(res.getHeader('Content-Security-Policy'))};connect-src 'self'`);
     sendView(res, ctx.views, 'job', {
       title: `${ACTION_LABELS[job.action]} job`,
       section: 'batch',
       job,
       counts,
       running,
-      refreshSeconds: running || recent ? 2 : undefined,
+      refreshing,
+      cspNonce: res.locals.cspNonce as string,
       actionLabels: ACTION_LABELS,
     });
   });

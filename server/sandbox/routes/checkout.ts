@@ -5,19 +5,18 @@
  * server under a random page id; the card page never sees more than that id.
  */
 import type { Express } from 'express';
-import { checkCard, isCardProblem } from '../cards.js';
+import { checkCard, isCardProblem, type CardProblem } from '../cards.js';
 import { baseUrlOf, findAccount, type RequestInfo, type SandboxContext } from '../context.js';
-import { param, SandboxHttpError, str, type Reply } from '../http.js';
-import type { Pages } from '../pages.js';
+import { param, str, type Reply } from '../http.js';
+import { pageAmount, shopperLocale, type Pages } from '../pages.js';
 import { applyCardBehaviour, notify, setStatus, STATUS } from '../payments.js';
 import { closeSession, findSession, issuerPath, openSession } from '../sessions.js';
 import { assertNewOrder, newTransaction, pickDetails, subscriptionRequest } from '../transactions.js';
 import type { SandboxSession, SandboxTransaction } from '../types.js';
 import { amountOf, authenticate, validate } from '../validate.js';
 import { ORDER_STATUS, RESULT_INFO } from '../wire/codes.js';
-import { decimalAmount } from '../wire/format.js';
 import { checkoutRequest } from '../wire/payment-requests.js';
-import { backToShop, page } from './pages-common.js';
+import { backToShop, page, pageLocale, PageRefusal } from './pages-common.js';
 
 /** Hidden gateway parameters of the checkout page (values are the sandbox's own). */
 function gatewayParameters(accountId: string): Record<string, string> {
@@ -90,8 +89,9 @@ export function handleCheckout(ctx: SandboxContext, pages: Pages, req: RequestIn
   });
   const action = `${baseUrlOf(ctx, req)}/hosted/pay`;
   return pages.autosubmit(action, checkoutPageFields(req, echoed, account.accountId, session?.id ?? ''), {
-    title: 'Secure payment',
-    message: `Taking you to the payment page for order ${request.order_no}.`,
+    title: { key: 'sandbox.checkoutTitle' },
+    message: { key: 'sandbox.checkoutMessage', vars: { orderNo: request.order_no } },
+    lang: shopperLocale(request.default_lang, req.get('accept-language')),
   });
 }
 
@@ -103,24 +103,28 @@ interface Hosted {
 function hostedFor(ctx: SandboxContext, id: string): Hosted {
   const session = findSession(ctx, 'hosted', id);
   const tx = session === undefined ? undefined : ctx.ledger.tx.get(session.transactionId);
-  if (session === undefined || tx === undefined) throw new SandboxHttpError(404, 'I0404', HOSTED_SESSION_FIELD, 'No such payment page.');
+  if (session === undefined || tx === undefined) throw new PageRefusal(404, 'I0404', HOSTED_SESSION_FIELD, 'No such payment page.', 'sandbox.noSuchPage');
   if (session.state !== 'open' || tx.orderStatus !== ORDER_STATUS.requiresAction) {
-    throw new SandboxHttpError(409, 'I0001', HOSTED_SESSION_FIELD, 'This payment is already complete.');
+    throw new PageRefusal(409, 'I0001', HOSTED_SESSION_FIELD, 'This payment is already complete.', 'sandbox.alreadyComplete');
   }
   return { session, tx };
 }
 
-function cardPage(ctx: SandboxContext, pages: Pages, req: RequestInfo, hosted: Hosted, error = '', names = { first: '', last: '' }): Reply {
+/** The card page; after a card problem, the field's check in the shopper's language (the card fields are not kept). */
+function cardPage(ctx: SandboxContext, pages: Pages, req: RequestInfo, hosted: Hosted, problem?: CardProblem, names = { first: '', last: '' }): Reply {
   const base = `${baseUrlOf(ctx, req)}/hosted/pay/${hosted.session.id}`;
   const { tx } = hosted;
+  const lang = pageLocale(req, tx);
   return pages.render(
     'hosted-card',
     {
-      lang: tx.details.default_lang ?? req.get('accept-language'), title: 'Card payment', merchant: `${tx.merchantId} / ${tx.accountId}`, orderNo: tx.orderNo,
-      amount: decimalAmount(tx.amount, tx.currency), currency: tx.currency, payUrl: base, cancelUrl: `${base}/cancel`,
-      error, firstName: names.first || (tx.details.first_name ?? ''), lastName: names.last || (tx.details.last_name ?? ''),
+      lang, title: { key: 'sandbox.hostedTitle' }, merchant: `${tx.merchantId} / ${tx.accountId}`, orderNo: tx.orderNo,
+      amount: pageAmount(tx.amount, tx.currency, lang), payUrl: base, cancelUrl: `${base}/cancel`,
+      // The gateway's own reason stays as small print: developers test against it.
+      error: problem === undefined ? '' : { key: `pay.fieldError.${problem.field}` }, detail: problem?.message ?? '',
+      firstName: names.first || (tx.details.first_name ?? ''), lastName: names.last || (tx.details.last_name ?? ''),
     },
-    { status: error === '' ? 200 : 400, formTargets: [base] },
+    { status: problem === undefined ? 200 : 400, formTargets: [base] },
   );
 }
 
@@ -140,9 +144,9 @@ export function mountHostedPages(app: Express, ctx: SandboxContext, pages: Pages
         { card: str(fields, 'card'), expirationMonth: str(fields, 'expiration_month'), expirationYear: str(fields, 'expiration_year'), securityCode: str(fields, 'security_code') },
         new Date(),
       );
-      if (isCardProblem(card)) return cardPage(ctx, pages, req, hosted, card.message, names);
+      if (isCardProblem(card)) return cardPage(ctx, pages, req, hosted, card, names);
       const account = findAccount(ctx, tx.merchantId, tx.accountId);
-      if (account === undefined) throw new SandboxHttpError(404, 'I0404', 'account_id', 'The account of this payment no longer exists.');
+      if (account === undefined) throw new PageRefusal(404, 'I0404', 'account_id', 'The account of this payment no longer exists.', 'sandbox.noSuchPage');
       tx.card = card.masked;
       if (names.first !== '') tx.details.first_name = names.first;
       if (names.last !== '') tx.details.last_name = names.last;
@@ -161,7 +165,7 @@ export function mountHostedPages(app: Express, ctx: SandboxContext, pages: Pages
         return { status: 303, contentType: 'text/plain; charset=utf-8', body: 'See Other', headers: { Location: challengeUrl } };
       }
       notify(ctx, tx, 'payment');
-      return backToShop(ctx, pages, tx);
+      return backToShop(ctx, pages, req, tx);
     }),
   );
 
@@ -176,7 +180,7 @@ export function mountHostedPages(app: Express, ctx: SandboxContext, pages: Pages
         closeSession(ctx, session);
       });
       notify(ctx, tx, 'cancel');
-      return backToShop(ctx, pages, tx, 'cancel');
+      return backToShop(ctx, pages, req, tx, 'cancel');
     }),
   );
 }

@@ -22,7 +22,7 @@ const SHOWN_ATTEMPTS = 4;
 export function mountInspector(app: Express, ctx: SandboxContext, pages: Pages): void {
   app.get('/', (req, res) => {
     if (!LOOPBACK_IPS.includes(req.socket.remoteAddress ?? '')) {
-      sendReply(res, pages.message('Inspector', 'The inspector answers loopback callers only.', 403));
+      sendReply(res, pages.message({ title: 'Inspector', message: 'The inspector answers loopback callers only.', lang: 'en' }, 403));
       return;
     }
     const base = req.baseUrl;

@@ -7,13 +7,12 @@ import type { Express } from 'express';
 import { findApmMethod } from '../apm-methods.js';
 import { baseUrlOf, findAccount, type SandboxContext } from '../context.js';
 import { param, SandboxHttpError, str } from '../http.js';
-import type { Pages } from '../pages.js';
+import { pageAmount, type Pages } from '../pages.js';
 import { approve, notify, setStatus, STATUS } from '../payments.js';
 import { closeSession, findSession, issuerPath } from '../sessions.js';
 import type { SandboxAccount, SandboxSession, SandboxTransaction, SessionKind } from '../types.js';
 import { ORDER_STATUS, RESULT_INFO } from '../wire/codes.js';
-import { decimalAmount } from '../wire/format.js';
-import { backToShop, page, urlField } from './pages-common.js';
+import { backToShop, page, pageLocale, PageRefusal, urlField } from './pages-common.js';
 
 interface Open {
   session: SandboxSession;
@@ -21,13 +20,13 @@ interface Open {
   account: SandboxAccount;
 }
 
-const gone = (): SandboxHttpError => new SandboxHttpError(409, 'I0001', 'id', 'This payment step is already complete.');
+const gone = (): PageRefusal => new PageRefusal(409, 'I0001', 'id', 'This payment step is already complete.', 'sandbox.alreadyComplete');
 
 function openFor(ctx: SandboxContext, kind: SessionKind, id: string): Open {
   const session = findSession(ctx, kind, id);
   const tx = session === undefined ? undefined : ctx.ledger.tx.get(session.transactionId);
   const account = tx === undefined ? undefined : findAccount(ctx, tx.merchantId, tx.accountId);
-  if (session === undefined || tx === undefined || account === undefined) throw new SandboxHttpError(404, 'I0404', 'id', 'No such payment page.');
+  if (session === undefined || tx === undefined || account === undefined) throw new PageRefusal(404, 'I0404', 'id', 'No such payment page.', 'sandbox.noSuchPage');
   if (session.state !== 'open' || tx.orderStatus !== ORDER_STATUS.requiresAction) throw gone();
   return { session, tx, account };
 }
@@ -47,9 +46,13 @@ export function mountIssuerPages(app: Express, ctx: SandboxContext, pages: Pages
     const { tx, account } = openFor(ctx, '3ds', param(req, 'id'));
     takeUrls(ctx, tx, fields);
     const decisionUrl = `${baseUrlOf(ctx, req)}${issuerPath('3ds', param(req, 'id'))}/decision`;
+    const lang = pageLocale(req, tx);
     return pages.render(
       'issuer-3ds',
-      { lang: req.get('accept-language'), title: '3-D Secure', merchant: `${account.merchantId} / ${account.accountId}`, orderNo: tx.orderNo, amount: decimalAmount(tx.amount, tx.currency), currency: tx.currency, card: tx.card, decisionUrl },
+      {
+        lang, title: { key: 'sandbox.threeDsTitle' }, merchant: `${account.merchantId} / ${account.accountId}`, orderNo: tx.orderNo,
+        amount: pageAmount(tx.amount, tx.currency, lang), card: tx.card, decisionUrl,
+      },
       { formTargets: [decisionUrl] },
     );
   });
@@ -75,7 +78,7 @@ export function mountIssuerPages(app: Express, ctx: SandboxContext, pages: Pages
         closeSession(ctx, session);
       });
       notify(ctx, tx, 'payment');
-      return backToShop(ctx, pages, tx);
+      return backToShop(ctx, pages, req, tx);
     }),
   );
 
@@ -83,12 +86,13 @@ export function mountIssuerPages(app: Express, ctx: SandboxContext, pages: Pages
     const { tx, account } = openFor(ctx, 'apm', param(req, 'id'));
     takeUrls(ctx, tx, fields);
     const decisionUrl = `${baseUrlOf(ctx, req)}${issuerPath('apm', param(req, 'id'))}/decision`;
+    const lang = pageLocale(req, tx);
+    const methodName = findApmMethod(tx.paymentMethod)?.name ?? tx.paymentMethod;
     return pages.render(
       'issuer-apm',
       {
-        lang: req.get('accept-language'), title: 'Payment issuer', merchant: `${account.merchantId} / ${account.accountId}`, orderNo: tx.orderNo,
-        amount: decimalAmount(tx.amount, tx.currency), currency: tx.currency, method: tx.paymentMethod,
-        methodName: findApmMethod(tx.paymentMethod)?.name ?? tx.paymentMethod, decisionUrl,
+        lang, title: { key: 'sandbox.apmTitle', vars: { method: methodName } }, merchant: `${account.merchantId} / ${account.accountId}`, orderNo: tx.orderNo,
+        amount: pageAmount(tx.amount, tx.currency, lang), method: tx.paymentMethod, methodName, decisionUrl,
       },
       { formTargets: [decisionUrl] },
     );
@@ -112,7 +116,7 @@ export function mountIssuerPages(app: Express, ctx: SandboxContext, pages: Pages
         closeSession(ctx, session);
       });
       notify(ctx, tx, 'payment');
-      return backToShop(ctx, pages, tx);
+      return backToShop(ctx, pages, req, tx);
     }),
   );
 }

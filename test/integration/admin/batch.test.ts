@@ -199,9 +199,22 @@ describe('batch jobs', () => {
     const res = await staff.post('/batch', { action: 'capture', orders: order!.orderNo });
     const jobId = jobIdOf(String(res.headers.location));
     const running = await staff.get(`/batch/${jobId}`);
-    expect(running.text).toContain('<meta http-equiv="refresh" content="2">');
+    // Kept current by the page's script (which may fetch the page), never by a meta refresh (WCAG 2.2.1).
+    expect(running.text).not.toContain('http-equiv="refresh"');
+    expect(running.text).toContain('data-job-refresh data-refresh-seconds="2"');
+    const nonce = /script-src 'nonce-([^']+)'/.exec(String(running.headers['content-security-policy']))?.[1];
+    expect(running.text).toContain(`<script src="/admin/assets/admin-job.js" nonce="${nonce ?? 'none'}"></script>`);
+    expect(String(running.headers['content-security-policy'])).toContain("connect-src 'self'");
+    expect(running.text).toContain(`<a href="/admin/batch/${jobId}">Refresh</a>`);
+    expect(running.text).toContain('<p id="job-announce" role="status"></p>');
+    const script = await staff.get('/assets/admin-job.js');
+    expect(script.status).toBe(200);
+    expect(script.headers['content-type']).toMatch(/javascript/);
     await waitForJob(h.adminStore, jobId);
     const done = await staff.get(`/batch/${jobId}`);
     expect(done.text).not.toContain('http-equiv="refresh"');
+    expect(done.text).not.toContain('data-job-refresh');
+    expect(done.text).not.toMatch(/<script/);
+    expect(String(done.headers['content-security-policy'])).not.toContain('connect-src');
   });
 });

@@ -48,15 +48,32 @@ function renderAll(tr: Translator): string[] {
   }
   pages.push(compileView('result')({ ...base, ...resultLocals(order('created', { transactionId: null, data: { ...order('created').data, submittedAt: undefined } }), undefined, { translator: tr }) }));
   for (const name of SANDBOX_SHOPPER_PAGES) pages.push(compileSandboxPage(name)(sandboxLocals(name, tr)));
+  pages.push(...sandboxMessages(tr));
   return pages;
 }
 
 function sandboxLocals(name: string, tr: Translator): Record<string, unknown> {
-  const common = { nonce: 'n', lang: tr.locale, t: tr.t, merchant: 'Shop', orderNo: 'KL-1', amount: '26.50', currency: 'EUR', title: 'x', message: 'm' };
-  if (name === 'issuer-3ds') return { ...common, card: '400000******3220', decisionUrl: '/d' };
-  if (name === 'issuer-apm') return { ...common, method: 'ideal', methodName: 'iDEAL', decisionUrl: '/d' };
-  if (name === 'hosted-card') return { ...common, payUrl: '/p', cancelUrl: '/c', error: 'x', firstName: 'Ada', lastName: 'L' };
-  return { ...common, action: '/a', fields: [['a', 'b']] };
+  // As the sandbox's routes give them: titles and sentences from the catalogue, amounts with Intl.
+  const common = { nonce: 'n', lang: tr.locale, t: tr.t, merchant: 'Shop', orderNo: 'KL-1', amount: formatMoney(2650, 'EUR', tr.locale) };
+  if (name === 'issuer-3ds') return { ...common, title: tr.t('sandbox.threeDsTitle'), card: '400000******3220', decisionUrl: '/d' };
+  if (name === 'issuer-apm') return { ...common, title: tr.t('sandbox.apmTitle', { method: 'iDEAL' }), method: 'ideal', methodName: 'iDEAL', decisionUrl: '/d' };
+  if (name === 'hosted-card') {
+    return { ...common, title: tr.t('sandbox.hostedTitle'), payUrl: '/p', cancelUrl: '/c', error: tr.t('pay.fieldError.card'), detail: 'card is not a valid card number', firstName: 'Ada', lastName: 'L' };
+  }
+  if (name === 'message') {
+    return { ...common, title: tr.t('sandbox.finishedTitle'), message: tr.t('sandbox.outcome.declined', { orderNo: 'KL-1' }), note: tr.t('sandbox.noReturnAddress'), detail: '0005:Do not honor' };
+  }
+  return { ...common, title: tr.t('sandbox.returningTitle'), message: tr.t('sandbox.outcome.approved', { orderNo: 'KL-1' }), action: '/a', fields: [['a', 'b']] };
+}
+
+/** Each sandbox hand-off and refusal sentence, on the message page (the routes pick one per case). */
+function sandboxMessages(tr: Translator): string[] {
+  const page = compileSandboxPage('message');
+  const sentences = [
+    ['sandbox.checkoutTitle', 'sandbox.checkoutMessage'], ['sandbox.returningTitle', 'sandbox.outcome.cancelled'], ['sandbox.finishedTitle', 'sandbox.outcome.pending'],
+    ['sandbox.refusedTitle', 'sandbox.noSuchPage'], ['sandbox.refusedTitle', 'sandbox.alreadyComplete'], ['sandbox.refusedTitle', 'sandbox.refusedMessage'], ['sandbox.errorTitle', 'sandbox.errorMessage'],
+  ];
+  return sentences.map(([title, message]) => page({ nonce: 'n', lang: tr.locale, t: tr.t, title: tr.t(title!), message: tr.t(message!, { orderNo: 'KL-1' }) }));
 }
 
 describe('the shopper pages in every language', () => {
@@ -79,7 +96,7 @@ describe('the shopper pages in every language', () => {
     }
     if (locale !== 'en') {
       const all = pages.join('\n');
-      for (const english of ['Pay for your order', 'Payment received', 'There is a problem', 'Back to the shop', 'Card number', 'This form has expired']) {
+      for (const english of ['Pay for your order', 'Payment received', 'There is a problem', 'Back to the shop', 'Card number', 'This form has expired', 'Secure payment', 'Returning to the shop', 'Payment finished', 'Request refused', 'Something went wrong', '3-D Secure verification', 'Check the card number', 'Redirecting']) {
         expect(all, `${locale} shows "${english}"`).not.toContain(english);
       }
     }

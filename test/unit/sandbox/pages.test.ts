@@ -13,8 +13,8 @@ describe('sandbox pages', () => {
 
   it('renders an auto-submit page with a fresh nonce, escaped values and a noscript button', () => {
     const pages = new Pages();
-    const a = pages.autosubmit('https://shop.example/r', { note: '"><script>x</script>' }, { title: 'T', message: 'M' });
-    const b = pages.autosubmit('https://shop.example/r', {}, { title: 'T', message: 'M' });
+    const a = pages.autosubmit('https://shop.example/r', { note: '"><script>x</script>' }, { title: { key: 'sandbox.returningTitle' }, message: { key: 'sandbox.redirecting' }, lang: 'en' });
+    const b = pages.autosubmit('https://shop.example/r', {}, { title: { key: 'sandbox.returningTitle' }, message: { key: 'sandbox.redirecting' }, lang: 'en' });
     const nonceA = /'nonce-([^']+)'/.exec(a.headers?.['Content-Security-Policy'] ?? '')?.[1];
     const nonceB = /'nonce-([^']+)'/.exec(b.headers?.['Content-Security-Policy'] ?? '')?.[1];
     expect(nonceA).toBeDefined();
