@@ -60,10 +60,11 @@ async function compare(ways: Way[]): Promise<void> {
   const results = new Map<string, { rate: number[]; cpuUs: number[]; p99Ms: number[] }>(ways.map((w) => [w.name, { rate: [], cpuUs: [], p99Ms: [] }]));
   for (let round = 0; round < rounds; round++) {
     for (const way of ways) {
-      const { op, close } = await way.open();
-      await drive(op).then(() => undefined); // warm-up of the same length is too long here: one short pass
-      const r = await drive(op);
-      await close();
+      const opened = await way.open();
+      // A warm-up pass of the same length first (JIT, connections, the checkpoint worker started).
+      await drive(opened.op);
+      const r = await drive(opened.op);
+      await opened.close();
       results.get(way.name)?.rate.push(r.rate);
       results.get(way.name)?.cpuUs.push(r.cpuUs);
       results.get(way.name)?.p99Ms.push(r.p99Ms);

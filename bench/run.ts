@@ -13,7 +13,7 @@
  *   options: --out <file> --rounds <n> --duration <s> --connections <n>
  *            --only <name,…> (measure only these scenarios, baselines, sweep, capture; other figures are NaN)
  *            --profile <dir> (V8 CPU profile of the server under test per measured window)
- *            --pg <url> (PostgreSQL figures; default $BENCH_DATABASE_URL, else $TEST_DATABASE_URL; without one they are NaN)
+ *            --pg <url> (PostgreSQL figures; default $BENCH_DATABASE_URL; without one they are NaN)
  *            --sqlite-simple, --transport undici|fetch (the simple alternative to a layer, for docs' "Machinery")
  *            --server-flags '<node flags>' (every server; the default is none, to measure advice such as V8 heap flags)
  */
@@ -49,7 +49,7 @@ const { values: args } = parseArgs({
     'server-flags': { type: 'string' },
   },
 });
-const pgUrl = args.pg ?? process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? null;
+const pgUrl = args.pg ?? process.env.BENCH_DATABASE_URL ?? null;
 const variant: HostVariant = {
   ...(args['sqlite-simple'] ? { sqliteSimple: true } : {}),
   ...(args.transport === 'undici' || args.transport === 'fetch' ? { transport: args.transport } : {}),

@@ -75,6 +75,9 @@ const lines: string[] = [
     `${String(s.rounds)} round(s) of ${String(s.duration)} s (after ${String(s.warmup)} s of warm-up) at ${String(s.connections)} connections.` +
     (fsync === undefined ? '' : ` The disk's fdatasync of a 4 KiB append took ${n(fsync.p50_us)} µs (p50) and ${n(fsync.p99_us)} µs (p99) before the run.`),
   '',
+  ...(results.mode === 'quick'
+    ? ['**This page was rendered from a quick run** (the smoke test\'s settings, TypeScript under tsx, one round of one second):', 'its figures only show that every part of the bench runs; `npm run bench` (full) gives the figures the targets are about.', '']
+    : []),
   markdownTable(results),
   '',
   missed.length === 0
@@ -127,7 +130,7 @@ const lines: string[] = [
   '    are held against it.',
   '  - `pg_durable_baseline`, `pg_gateway_baseline`: the same two on PostgreSQL (one INSERT per row on a pool,',
   '    committed with `synchronous_commit` on), for notify_pg and pay_direct_pg (measured when the run is',
-  '    given a database: `--pg <url>`, `BENCH_DATABASE_URL` or `TEST_DATABASE_URL`).',
+  '    given a database: `--pg <url>` or `BENCH_DATABASE_URL`).',
   '  Each round runs the chain back to back (bare → durable → gateway; bare → PostgreSQL durable → PostgreSQL',
   '  gateway), then each route right after a fresh run of its own baseline.',
   '  A durable baseline can measure *faster* than the bare one at this concurrency: a route that answers',
@@ -228,7 +231,7 @@ const lines: string[] = [
   '  attribute handling) and the two transitions.',
   `- **notify_confirmed** (${cpu('notify_confirmed')} µs, ${format(results.cpu_ratio_notify_confirmed)} ×): notify plus the lease and the confirming query; the`,
   '  sandbox answering that query runs in the same process and its CPU counts here, not in the baseline\'s upstream.',
-  `- **PostgreSQL** (notify ${format(results.notify_pg_ratio)}, pay_direct ${format(results.pay_direct_pg_ratio)} of their PostgreSQL baselines): each store call is a`,
+  `- **PostgreSQL** (${Number.isFinite(results.notify_pg_ratio) ? `notify ${format(results.notify_pg_ratio)}, pay_direct ${format(results.pay_direct_pg_ratio)} of their PostgreSQL baselines` : 'not measured in this run'}): each store call is a`,
   '  round trip to the server and each transition its own transaction (BEGIN, statements, COMMIT), where the',
   '  baseline commits one INSERT; no group commit is shared between requests.',
   '- **Memory**: the live heap stays near 20 MB, about half of it the code and source text of the kit and its',

@@ -46,9 +46,9 @@ describe('npm run bench -- --quick', () => {
     expect(code, stderr.slice(-2000)).toBe(0);
     const results = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
     expect(results.mode).toBe('quick');
-    // The PostgreSQL figures are measured when the run has a database (TEST_DATABASE_URL here).
+    // The PostgreSQL figures are measured when the run is given a database (BENCH_DATABASE_URL).
     const postgres = (results.settings as { postgres: boolean }).postgres;
-    expect(postgres).toBe(Boolean(process.env.TEST_DATABASE_URL));
+    expect(postgres).toBe(Boolean(process.env.BENCH_DATABASE_URL));
     for (const field of [...RESULT_FIELDS, ...(postgres ? PG_FIELDS : [])]) {
       expect(typeof results[field], field).toBe('number');
       expect(Number.isFinite(results[field]), field).toBe(true);
