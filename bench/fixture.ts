@@ -9,17 +9,19 @@
  * notification confirmation mode under test.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import express from 'express';
 import type { CheckoutKitOptions } from '../server/checkout/options-types.js';
 import { createCheckoutKit, type CheckoutKit } from '../server/kit.js';
+import { createPostgresStore } from '../server/orders/stores/postgres.js';
 import { createSqliteStore } from '../server/orders/stores/sqlite.js';
+import type { OrderStore } from '../server/orders/store.js';
 import { LedgerStore } from '../server/sandbox/ledger.js';
 import { createSandbox, type Sandbox, type SandboxListener } from '../server/sandbox/index.js';
 import type { CaptureMode } from '../server/sandbox/types.js';
+import { listenCounting } from './counting-server.js';
+import type { PgTarget } from './protocol.js';
 
 export const MERCHANT_ID = '701001';
 export const ACCOUNT_ID = '701001010';
@@ -46,9 +48,9 @@ export function openSandbox(dir: string, captureMode: CaptureMode = 'auto'): { s
 }
 
 /** The kit's options every process of a run shares (same secrets, same mount path). */
-export function kitOptions(publicUrl: string, gatewayUrl: string): Omit<CheckoutKitOptions, 'store'> {
+export function kitOptions(publicUrl: string, gatewayUrl: string, gatewayFetch?: typeof fetch): Omit<CheckoutKitOptions, 'store'> {
   return {
-    gateway: { baseUrl: gatewayUrl, merchantId: MERCHANT_ID, accountId: ACCOUNT_ID, signKey: SIGN_KEY },
+    gateway: { baseUrl: gatewayUrl, merchantId: MERCHANT_ID, accountId: ACCOUNT_ID, signKey: SIGN_KEY, ...(gatewayFetch === undefined ? {} : { fetch: gatewayFetch }) },
     publicUrl,
     tokenSecret: TOKEN_SECRET,
     website: 'shop.example',
@@ -65,6 +67,14 @@ export interface FixtureOptions {
   confirmNotifications?: boolean;
   /** Of the in-process sandbox. */
   captureMode?: CaptureMode;
+  /** The kit's orders are in this PostgreSQL schema (seeded), not in SQLite. */
+  pg?: PgTarget;
+  /**
+   * The SQLite store's options (the benchmark's comparisons of its write path); the kit's
+   * gateway `fetch` (a transport to compare with the client's own).
+   */
+  sqlite?: { backgroundSync?: boolean; backgroundCheckpoints?: boolean };
+  gatewayFetch?: typeof fetch;
 }
 
 export interface Fixture {
@@ -73,21 +83,13 @@ export interface Fixture {
   inProcess: { sandbox: Sandbox; gateway: SandboxListener } | null;
   /** Origin of the shop, e.g. http://127.0.0.1:40123 (the kit is mounted at /checkout). */
   shopUrl: string;
-  /** A read-only connection to the kit's orders, for counting them. */
-  db: Database.Database;
+  /** Orders by state. */
+  countStates(): Promise<Record<string, number>>;
   /** Requests answered (or abandoned by the client) so far. */
   handled(): number;
   /** Resolves once no request is being handled (the load generator may stop mid-request). */
   idle(): Promise<void>;
   close(): Promise<void>;
-}
-
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      resolve(`http://127.0.0.1:${String((server.address() as AddressInfo).port)}`);
-    });
-  });
 }
 
 export async function startFixture(options: FixtureOptions): Promise<Fixture> {
@@ -99,27 +101,24 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
   const gatewayUrl = inProcess?.gateway.baseUrl ?? options.gatewayUrl ?? '';
 
   // The store opens its file itself, with its defaults, as in a shop; `db` only counts states.
-  const store = createSqliteStore({ path: ordersFile(options.dir) });
-  const db = new Database(ordersFile(options.dir), { readonly: true });
+  const store: OrderStore & { close(): Promise<void> } =
+    options.pg === undefined
+      ? createSqliteStore({ path: ordersFile(options.dir), ...options.sqlite })
+      : await createPostgresStore({ connectionString: options.pg.url, schema: options.pg.schema, migrate: false });
+  const db = options.pg === undefined ? new Database(ordersFile(options.dir), { readonly: true }) : null;
+  // PostgreSQL: one connection of our own, only for counting.
+  const counter = options.pg === undefined ? null : new (await import('pg')).default.Pool({ connectionString: options.pg.url, max: 1 });
+  const statesSql = `SELECT state, COUNT(*) AS n FROM ${options.pg === undefined ? '' : `"${options.pg.schema}".`}checkout_orders GROUP BY state`;
+  const countStates = async (): Promise<Record<string, number>> => {
+    const rows: { state: string; n: number | string }[] =
+      counter === null ? (db?.prepare(statesSql).all() as { state: string; n: number }[]) : (await counter.query<{ state: string; n: string }>(statesSql)).rows;
+    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+  };
   const app = express();
-  // Counts requests still being handled, so the orders are counted only once every one is done;
-  // outside Express, so the kit's routes pay for no extra middleware the baseline has not.
-  let inFlight = 0;
-  let handled = 0;
-  const waiters: (() => void)[] = [];
-  const server = createServer((req, res) => {
-    inFlight++;
-    res.once('close', () => {
-      handled++;
-      if (--inFlight === 0) for (const wake of waiters.splice(0)) wake();
-    });
-    app(req, res);
-  });
-  // Keep-alive longer than the load generator's idle gaps, as a proxy in front of a shop would.
-  server.keepAliveTimeout = 30_000;
-  const shopUrl = await listen(server);
+  const server = await listenCounting(app);
+  const shopUrl = server.url;
   const kit = createCheckoutKit({
-    ...kitOptions(`${shopUrl}/checkout`, gatewayUrl),
+    ...kitOptions(`${shopUrl}/checkout`, gatewayUrl, options.gatewayFetch),
     store,
     confirmNotifications: options.confirmNotifications ?? true,
   });
@@ -129,27 +128,18 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
     kit,
     inProcess,
     shopUrl,
-    db,
-    handled: () => handled,
-    idle() {
-      if (inFlight === 0) return Promise.resolve();
-      return new Promise((resolve) => {
-        waiters.push(resolve);
-      });
-    },
+    countStates,
+    handled: () => server.handled(),
+    idle: () => server.idle(),
     async close() {
       await kit.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-        server.closeAllConnections();
-      });
+      await server.close();
       await inProcess?.gateway.close();
       await inProcess?.sandbox.close();
       // The kit closes only a store it created: this one (its checkpoint thread, its file) is ours.
       await store.close();
-      db.close();
+      db?.close();
+      await counter?.end();
     },
   };
 }

@@ -12,15 +12,20 @@ import type { CaptureOrderInput } from '../server/gateway/operations/batch.js';
 import { BATCH_LIMITS } from '../server/gateway/schemas/batch.js';
 import type { SweepReport } from '../server/orders/sweeper.js';
 import { startFixture, type Fixture } from './fixture.js';
-import type { CaptureResult, Finished, HostCommand, MemoryResult, Prepared, Scenario, SweepResult } from './protocol.js';
+import type { CaptureResult, Finished, HostCommand, HostVariant, MemoryResult, PgTarget, Prepared, Scenario, SweepResult } from './protocol.js';
+import { transportFetch } from './transports.js';
 import { serveCommands } from './serve-commands.js';
 
 /** When set, a V8 CPU profile of each measured window is written there (what --cpu-prof gives, minus start-up). */
-const profileDir = process.argv[2];
+const profileDir = process.argv[2] === '' ? undefined : process.argv[2];
+/** The machinery under comparison (run.ts --variant): the simple alternative instead of the kit's layer. */
+const variant = JSON.parse(process.argv[3] ?? '{}') as HostVariant;
+const gatewayFetch = variant.transport === undefined ? undefined : await transportFetch(variant.transport);
+const sqlite = variant.sqliteSimple === true ? { backgroundSync: false, backgroundCheckpoints: false } : undefined;
 const inspector = profileDir === undefined ? null : new Session();
 inspector?.connect();
 /** The state each scenario moves its orders to. */
-const TARGET_STATE: Record<Scenario, string> = { notify: 'paid', notify_confirmed: 'paid', pay_direct: 'paid', render: 'pending' };
+const TARGET_STATE: Record<Scenario, string> = { notify: 'paid', notify_confirmed: 'paid', pay_direct: 'paid', render: 'pending', notify_pg: 'paid', pay_direct_pg: 'paid' };
 
 let active: { fixture: Fixture; scenario: Scenario; cpu: NodeJS.CpuUsage } | null = null;
 let windows = 0;
@@ -37,20 +42,18 @@ async function profileStop(name: string): Promise<void> {
   writeFileSync(join(profileDir, `${name}-${String(++windows)}.cpuprofile`), JSON.stringify(profile));
 }
 
-function countStates(fixture: Fixture): Record<string, number> {
-  const rows = fixture.db.prepare('SELECT state, COUNT(*) AS n FROM checkout_orders GROUP BY state').all() as { state: string; n: number }[];
-  return Object.fromEntries(rows.map((r) => [r.state, r.n]));
-}
-
 const seconds = (since: bigint): number => Number(process.hrtime.bigint() - since) / 1e9;
 
-async function prepare(scenario: Scenario, dir: string, gatewayUrl: string | null): Promise<Prepared> {
+async function prepare(scenario: Scenario, dir: string, gatewayUrl: string | null, pg: PgTarget | undefined): Promise<Prepared> {
   if (active !== null) await finish();
-  const fixture = await startFixture({ dir, gatewayUrl, confirmNotifications: scenario === 'notify_confirmed' });
+  const fixture = await startFixture({
+    dir, gatewayUrl, confirmNotifications: scenario === 'notify_confirmed',
+    ...(pg === undefined ? {} : { pg }), ...(sqlite === undefined ? {} : { sqlite }), ...(gatewayFetch === undefined ? {} : { gatewayFetch }),
+  });
   globalThis.gc?.();
   await profileStart();
   active = { fixture, scenario, cpu: process.cpuUsage() };
-  return { url: fixture.shopUrl, expectStatus: scenario === 'pay_direct' ? 303 : 200 };
+  return { url: fixture.shopUrl, expectStatus: scenario.startsWith('pay_direct') ? 303 : 200 };
 }
 
 /** Waits for `promise`, at most `ms`. */
@@ -74,7 +77,7 @@ async function finish(): Promise<Finished> {
   const used = process.cpuUsage(cpu);
   const cpuUsPerRequest = (used.user + used.system) / fixture.handled();
   await profileStop(scenario);
-  const states = countStates(fixture);
+  const states = await fixture.countStates();
   await fixture.close();
   return { completed: states[TARGET_STATE[scenario]] ?? 0, states, cpuUsPerRequest };
 }
@@ -94,7 +97,7 @@ async function sweep(dir: string, count: number, gatewayUrl: string | null): Pro
     }
     const elapsed = seconds(started);
     await profileStop(`sweep-${String(count)}`);
-    const paid = countStates(fixture).paid ?? 0;
+    const paid = (await fixture.countStates()).paid ?? 0;
     if (paid !== count) throw new Error(`sweep settled ${String(paid)} of ${String(count)} orders: ${JSON.stringify(reports)}`);
     const sum = (key: 'queries' | 'settled'): number => reports.reduce((n, r) => n + r[key], 0);
     return { seconds: elapsed, orders: count, settled: sum('settled'), queries: sum('queries'), runs: reports.length, reports };
@@ -138,7 +141,7 @@ function memory(collect: boolean): MemoryResult {
 async function handle(command: HostCommand): Promise<unknown> {
   switch (command.cmd) {
     case 'prepare':
-      return prepare(command.scenario, command.dir, command.gatewayUrl);
+      return prepare(command.scenario, command.dir, command.gatewayUrl, command.pg);
     case 'finish':
       return finish();
     case 'sweep':

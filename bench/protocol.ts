@@ -14,14 +14,42 @@ export interface LoadRequest {
   body?: string;
 }
 
-export type Scenario = 'notify' | 'notify_confirmed' | 'pay_direct' | 'render';
-export const SCENARIOS: readonly Scenario[] = ['notify', 'notify_confirmed', 'pay_direct', 'render'];
+export type Scenario = 'notify' | 'notify_confirmed' | 'pay_direct' | 'render' | 'notify_pg' | 'pay_direct_pg';
+export const SCENARIOS: readonly Scenario[] = ['notify', 'notify_confirmed', 'pay_direct', 'render', 'notify_pg', 'pay_direct_pg'];
+
+/** The baseline servers, each the one before plus one step (bench/baseline.ts). */
+export type BaselineName = 'baseline' | 'durable_baseline' | 'gateway_baseline' | 'pg_durable_baseline' | 'pg_gateway_baseline';
+
+/** A PostgreSQL database and the schema a run owns in it. */
+export interface PgTarget {
+  url: string;
+  schema: string;
+}
+
+/** The simple alternatives the benchmark can run instead of the kit's machinery (run.ts --variant). */
+export interface HostVariant {
+  /** The SQLite store with `backgroundSync` and `backgroundCheckpoints` off (SQLite's FULL sync and auto checkpoint). */
+  sqliteSimple?: boolean;
+  /** The gateway client's `fetch` option instead of its own node:http transport. */
+  transport?: 'undici' | 'fetch';
+}
+
+/** What bench/baseline.ts serves (its first argument, JSON). */
+export interface BaselineConfig {
+  kind: 'bare' | 'durable' | 'gateway';
+  /** Where the durable rows go; `simple`: SQLite's own FULL sync and auto checkpoint instead of the kit's write path. */
+  store?: { sqlite: string; simple?: boolean } | { pg: string; schema: string };
+  /** Origin of bench/upstream.ts (gateway kind). */
+  upstream?: string;
+}
 
 /** What the seeder prepares in `dir` before the server opens it. */
 export interface SeedJob {
   dir: string;
   kind: 'notify' | 'pay_direct' | 'render' | 'sweep' | 'capture';
   count: number;
+  /** The kit's orders go to this PostgreSQL schema instead of SQLite in `dir`. */
+  pg?: PgTarget;
 }
 
 export interface SeedOutput {
@@ -36,7 +64,7 @@ export interface SeedOutput {
  * directory's ledger, or null to run the sandbox inside the server under test.
  */
 export type HostCommand =
-  | { cmd: 'prepare'; scenario: Scenario; dir: string; gatewayUrl: string | null }
+  | { cmd: 'prepare'; scenario: Scenario; dir: string; gatewayUrl: string | null; pg?: PgTarget }
   | { cmd: 'finish' }
   | { cmd: 'sweep'; dir: string; count: number; gatewayUrl: string | null }
   | { cmd: 'capture'; dir: string; captureFile: string; gatewayUrl: string | null }

@@ -11,8 +11,11 @@
  * every child from the compiled JavaScript with plain node, as a shop runs the kit; the quick run
  * runs the TypeScript sources under tsx to stay fast. --source / --compiled override that.
  *   options: --out <file> --rounds <n> --duration <s> --connections <n>
- *            --only <name,…> (measure only these scenarios, durable_baseline, sweep, capture; other figures are NaN)
+ *            --only <name,…> (measure only these scenarios, baselines, sweep, capture; other figures are NaN)
  *            --profile <dir> (V8 CPU profile of the server under test per measured window)
+ *            --pg <url> (PostgreSQL figures; default $BENCH_DATABASE_URL; without one they are NaN)
+ *            --sqlite-simple, --transport undici|fetch (the simple alternative to a layer, for docs' "Machinery")
+ *            --server-flags '<node flags>' (every server; the default is none, to measure advice such as V8 heap flags)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,11 +23,11 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
-import { benchFile, runJob, runLoad, startChild, useCompiled } from './children.js';
+import { benchFile, runJob, runLoad, startChild, useCompiled, type Child } from './children.js';
 import { measureFsync } from './disk.js';
 import { ACCOUNT_ID, MERCHANT_ID } from './fixture.js';
 import { metricsNotifyCostPct } from './metrics-cost.js';
-import type { CaptureResult, Finished, GatewayCommand, HostCommand, LoadJob, LoadResult, MemoryResult, OpenedGateway, Prepared, Scenario, SeedJob, SeedOutput, SweepResult } from './protocol.js';
+import type { BaselineConfig, BaselineName, CaptureResult, Finished, GatewayCommand, HostCommand, HostVariant, LoadJob, LoadResult, MemoryResult, OpenedGateway, PgTarget, Prepared, Scenario, SeedJob, SeedOutput, SweepResult } from './protocol.js';
 import { SCENARIOS } from './protocol.js';
 import { notificationRequest } from './seed.js';
 import { rows, textTable, type BenchResults } from './targets.js';
@@ -40,8 +43,17 @@ const { values: args } = parseArgs({
     profile: { type: 'string' },
     source: { type: 'boolean', default: false },
     compiled: { type: 'boolean', default: false },
+    pg: { type: 'string' },
+    'sqlite-simple': { type: 'boolean', default: false },
+    transport: { type: 'string' },
+    'server-flags': { type: 'string' },
   },
 });
+const pgUrl = args.pg ?? process.env.BENCH_DATABASE_URL ?? null;
+const variant: HostVariant = {
+  ...(args['sqlite-simple'] ? { sqliteSimple: true } : {}),
+  ...(args.transport === 'undici' || args.transport === 'fetch' ? { transport: args.transport } : {}),
+};
 const quick = args.quick;
 const compiled = args.compiled || (!quick && !args.source);
 const config = {
@@ -68,16 +80,39 @@ const scenarioDir = (name: string): string => mkdtempSync(join(workDir, `${name}
 process.env.CHECKOUT_BENCH_SECRET = randomUUID();
 const out = args.out ?? (quick ? join(workDir, 'results.json') : benchFile('./results.json'));
 /**
- * Both servers run as docs/performance.md recommends for a shop: young-generation semi-spaces of
- * at most 4 MB instead of V8's 16, and an old generation allowed to grow to twice the live heap
- * between major collections instead of up to four times. Together they keep the peak heap near
- * the live heap at no measurable cost in CPU. The same flags for the baseline keep the ratios fair.
+ * The servers run with Node's default flags: the kit does not choose a shop's V8 settings (the
+ * docs give the measured effect of some as advice). --expose-gc only lets the servers collect the
+ * seeding's garbage before a window and measure the live heap between windows.
  */
-const SERVER_NODE_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=100'];
+const SERVER_NODE_FLAGS: string[] = args['server-flags']?.split(' ').filter((f) => f !== '') ?? [];
 /** Sizes the first round's order lists before any baseline was measured (req/s). */
 const FIRST_BASELINE_GUESS = 10_000;
-/** First guess of each scenario's share of the baseline, to size its order list. */
-const GUESS: Record<Scenario, number> = { notify: 0.6, notify_confirmed: 0.3, pay_direct: 0.15, render: 0.35 };
+/** First guess of each scenario's share of the bare baseline, to size its order list. */
+const GUESS: Record<Scenario, number> = { notify: 0.6, notify_confirmed: 0.3, pay_direct: 0.15, render: 0.35, notify_pg: 0.3, pay_direct_pg: 0.1 };
+/** The baseline each route is paired with: the same bare route doing the durable writes and gateway calls the route must. */
+const PAIRED: Record<Scenario, BaselineName> = {
+  notify: 'durable_baseline', render: 'durable_baseline', pay_direct: 'gateway_baseline', notify_confirmed: 'gateway_baseline',
+  notify_pg: 'pg_durable_baseline', pay_direct_pg: 'pg_gateway_baseline',
+};
+/** Each baseline is paired with the one it adds a step to. */
+const CHAIN: Record<Exclude<BaselineName, 'baseline'>, BaselineName> = {
+  durable_baseline: 'baseline', gateway_baseline: 'durable_baseline', pg_durable_baseline: 'baseline', pg_gateway_baseline: 'pg_durable_baseline',
+};
+/** Durable rows each request of a baseline stores. */
+const ROWS_PER_REQUEST: Record<BaselineName, number> = { baseline: 0, durable_baseline: 1, gateway_baseline: 2, pg_durable_baseline: 1, pg_gateway_baseline: 2 };
+const PG_SCENARIOS: readonly Scenario[] = ['notify_pg', 'pay_direct_pg'];
+
+/** Drops a run's PostgreSQL schema (the kit's tables in it). */
+async function dropSchema(target: PgTarget): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: target.url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${target.schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
 
 const log = (text: string): void => {
   process.stderr.write(`${text}\n`);
@@ -90,7 +125,7 @@ const median = (xs: number[]): number => {
 };
 
 interface Run {
-  name: 'baseline' | 'durable_baseline' | Scenario;
+  name: BaselineName | Scenario;
   round: number;
   load: LoadResult;
   finished?: Finished;
@@ -146,9 +181,27 @@ async function main(): Promise<void> {
   // Before any server starts, so the disk is measured idle.
   const fsync = measureFsync(workDir, quick ? 20 : 500);
   log(`fdatasync of a 4 KiB append: p50 ${fsync.p50_us.toFixed(0)} µs, p99 ${fsync.p99_us.toFixed(0)} µs`);
-  const host = await startChild<HostCommand>('./host.ts', args.profile === undefined ? [] : [resolve(args.profile)], SERVER_NODE_FLAGS);
-  const baseline = await startChild<HostCommand>('./baseline.ts', [], SERVER_NODE_FLAGS);
-  const durableBaseline = await startChild<HostCommand>('./baseline.ts', [join(workDir, 'durable-baseline.sqlite')], SERVER_NODE_FLAGS);
+  const host = await startChild<HostCommand>('./host.ts', [args.profile === undefined ? '' : resolve(args.profile), JSON.stringify(variant)], SERVER_NODE_FLAGS);
+  const upstream = await startChild<{ cmd: 'exit' }>('./upstream.ts', []);
+  const upstreamUrl = (upstream.ready as { url: string }).url;
+  const simple = variant.sqliteSimple === true;
+  const pgSchema = (name: string): PgTarget | null => (pgUrl === null ? null : { url: pgUrl, schema: `bench_${name}_${randomUUID().slice(0, 8)}` });
+  const baselineConfigs: Partial<Record<BaselineName, BaselineConfig>> = {
+    baseline: { kind: 'bare' },
+    durable_baseline: { kind: 'durable', store: { sqlite: join(workDir, 'durable-baseline.sqlite'), simple } },
+    gateway_baseline: { kind: 'gateway', store: { sqlite: join(workDir, 'gateway-baseline.sqlite'), simple }, upstream: upstreamUrl },
+  };
+  const pgDurable = pgSchema('durable');
+  const pgGateway = pgSchema('gateway');
+  if (pgDurable !== null && pgGateway !== null) {
+    baselineConfigs.pg_durable_baseline = { kind: 'durable', store: { pg: pgDurable.url, schema: pgDurable.schema } };
+    baselineConfigs.pg_gateway_baseline = { kind: 'gateway', store: { pg: pgGateway.url, schema: pgGateway.schema }, upstream: upstreamUrl };
+  }
+  const baselines = new Map<BaselineName, Child<HostCommand>>();
+  for (const [name, cfg] of Object.entries(baselineConfigs) as [BaselineName, BaselineConfig][]) {
+    baselines.set(name, await startChild<HostCommand>('./baseline.ts', [JSON.stringify(cfg)], SERVER_NODE_FLAGS));
+  }
+  const baseline = baselines.get('baseline')!;
   const gateway = await startChild<GatewayCommand>('./gateway.ts', []);
   /**
    * The gateway process's sandbox over `dir`'s ledger, or null for notify_confirmed, which the
@@ -156,7 +209,7 @@ async function main(): Promise<void> {
    */
   const openGateway = async (dir: string, scenario: Scenario | 'sweep' | 'capture'): Promise<string | null> => {
     if (scenario === 'notify_confirmed') return null;
-    const command: GatewayCommand = { cmd: 'open', dir, captureMode: scenario === 'capture' ? 'manual' : 'auto', dropNotifications: scenario === 'pay_direct' };
+    const command: GatewayCommand = { cmd: 'open', dir, captureMode: scenario === 'capture' ? 'manual' : 'auto', dropNotifications: scenario.startsWith('pay_direct') };
     return (await gateway.send<OpenedGateway>(command)).url;
   };
   const idle = await host.send<MemoryResult>({ cmd: 'memory' });
@@ -171,45 +224,54 @@ async function main(): Promise<void> {
     };
     const job = (url: string, requestsFile: string): LoadJob => ({ url, requestsFile, connections: config.connections, duration: config.duration, warmup: config.warmup });
 
-    const scenarios = SCENARIOS.filter(wanted);
-    /** The baseline, or the durable baseline when it is given the baseline run to pair with. */
-    const measureBaseline = async (round: number, pairedWith?: Run): Promise<Run> => {
-      const server = pairedWith === undefined ? baseline : durableBaseline;
+    const scenarios = SCENARIOS.filter((name) => wanted(name) && (pgUrl !== null || !PG_SCENARIOS.includes(name)));
+    /** One run of a baseline server, paired with the run before it (`pairedWith`), if any. */
+    const measureBaseline = async (name: BaselineName, round: number, pairedWith?: Run): Promise<Run> => {
+      const server = baselines.get(name);
+      if (server === undefined) throw new Error(`no ${name} server (PostgreSQL figures need --pg)`);
       await server.send({ cmd: 'cpu' });
       const load = await runLoad(job(((server.ready as { url: string }).url), baselineFile));
       const { cpuUsPerRequest, stored } = await server.send<{ cpuUsPerRequest: number; stored: number | null }>({ cmd: 'cpu' });
-      // The durable baseline reports its rows (all rounds so far): every answered request stored one.
+      // A durable baseline reports its rows (all rounds so far): every answered request stored its rows.
       const states: Record<string, number> = stored === null ? {} : { rows: stored };
       const finished = { completed: load.requests, states, cpuUsPerRequest };
-      const run: Run = pairedWith === undefined ? { name: 'baseline', round, load, finished } : { name: 'durable_baseline', round, load, finished, baseline: pairedWith };
-      check(run, 200);
-      const rowsBefore = runs.filter((r) => r.name === 'durable_baseline').reduce((n, r) => n + r.load.requests, 0);
-      if (stored !== null && stored < rowsBefore + load.requests) {
-        throw new Error(`durable baseline: ${String(stored)} rows stored for ${String(rowsBefore + load.requests)} answered requests`);
-      }
+      const run: Run = { name, round, load, finished, ...(pairedWith === undefined ? {} : { baseline: pairedWith }) };
+      check(run, name.endsWith('gateway_baseline') ? 303 : 200);
+      const rowsBefore = runs.filter((r) => r.name === name).reduce((n, r) => n + r.load.requests, 0);
+      const rowsNeeded = ROWS_PER_REQUEST[name] * (rowsBefore + load.requests);
+      if (stored !== null && stored < rowsNeeded) throw new Error(`${name}: ${String(stored)} rows stored for ${String(rowsNeeded)} owed to answered requests`);
       runs.push(run);
       return run;
     };
+    const chainNames = (['durable_baseline', 'gateway_baseline', 'pg_durable_baseline', 'pg_gateway_baseline'] as const).filter((name) => wanted(name) && baselines.has(name));
     for (let round = 1; round <= config.rounds; round++) {
-      // The durable floor, paired with a baseline of its own like every route.
-      if (wanted('durable_baseline')) await measureBaseline(round, await measureBaseline(round));
+      // The floors, each paired with a run of the one it adds a step to.
+      // bare → durable → gateway (and bare → PostgreSQL durable → PostgreSQL gateway), back to back.
+      let last: Run | undefined;
+      for (const name of chainNames) {
+        const below = CHAIN[name];
+        last = await measureBaseline(name, round, last?.name === below ? last : await measureBaseline(below, round));
+      }
       for (const scenario of scenarios) {
         // Enough orders for the run at the best rate seen so far (or a first guess), plus headroom.
         const previous = runs.filter((r) => r.name === scenario).map((r) => r.load.rps);
         const lastBaseline = runs.findLast((r) => r.name === 'baseline')?.load.rps ?? FIRST_BASELINE_GUESS;
         const rps = previous.length > 0 ? Math.max(...previous) : lastBaseline * GUESS[scenario];
         const count = Math.min(config.maxOrders, Math.ceil(rps * 1.5 * (config.duration + config.warmup)) + 4 * config.connections);
-        const seedJob: SeedJob = { dir: scenarioDir(scenario), kind: scenario === 'notify_confirmed' ? 'notify' : scenario, count };
+        const kind = scenario === 'notify_confirmed' || scenario === 'notify_pg' ? 'notify' : scenario === 'pay_direct_pg' ? 'pay_direct' : scenario;
+        const pg = PG_SCENARIOS.includes(scenario) ? pgSchema(scenario) ?? undefined : undefined;
+        const seedJob: SeedJob = { dir: scenarioDir(scenario), kind, count, ...(pg === undefined ? {} : { pg }) };
         const [seeded] = await runJob<SeedOutput[]>('./seeder.ts', [seedJob]);
-        // Each scenario is paired with a baseline measured just before it, so the pair shares
+        // Each route is paired with its own baseline measured just before it, so the pair shares
         // whatever the machine was doing in that minute.
-        const paired = await measureBaseline(round);
+        const paired = await measureBaseline(PAIRED[scenario], round);
         const { dir } = seedJob;
         const gatewayUrl = await openGateway(dir, scenario);
-        const prepared = await host.send<Prepared>({ cmd: 'prepare', scenario, dir, gatewayUrl });
+        const prepared = await host.send<Prepared>({ cmd: 'prepare', scenario, dir, gatewayUrl, ...(pg === undefined ? {} : { pg }) });
         const load = await runLoad(job(prepared.url, seeded?.requestsFile ?? ''));
         const run: Run = { name: scenario, round, load, finished: await host.send<Finished>({ cmd: 'finish' }), baseline: paired };
         await gateway.send({ cmd: 'close' });
+        if (pg !== undefined) await dropSchema(pg);
         check(run, prepared.expectStatus);
         log(`  ${await memoryLine()}`);
         rmSync(dir, { recursive: true, force: true });
@@ -242,9 +304,14 @@ async function main(): Promise<void> {
 
     const rpsOf = (name: Run['name']): number => median(runs.filter((r) => r.name === name).map((r) => r.load.rps));
     const p99Of = (name: Run['name']): number => median(runs.filter((r) => r.name === name).map((r) => r.load.p99Ms));
+    const cpuOf = (name: Run['name']): number => median(runs.filter((r) => r.name === name).map((r) => r.finished?.cpuUsPerRequest ?? NaN));
     const baselineRps = rpsOf('baseline');
     // Each ratio pairs runs seconds apart, so a drift in the machine's load cancels out.
-    const ratioOf = (name: Scenario | 'durable_baseline'): number => median(runs.filter((r) => r.name === name).map((r) => r.load.rps / (r.baseline?.load.rps ?? NaN)));
+    const ratioOf = (name: Run['name']): number => median(runs.filter((r) => r.name === name && r.baseline !== undefined).map((r) => r.load.rps / (r.baseline?.load.rps ?? NaN)));
+    const cpuRatioOf = (name: Run['name']): number =>
+      median(runs.filter((r) => r.name === name && r.baseline !== undefined).map((r) => (r.finished?.cpuUsPerRequest ?? NaN) / (r.baseline?.finished?.cpuUsPerRequest ?? NaN)));
+    /** The p99 of the baseline runs paired with `name`'s runs. */
+    const pairedP99Of = (name: Scenario): number => median(runs.filter((r) => r.name === name).map((r) => r.baseline?.load.p99Ms ?? NaN));
     const sweepSeconds = (count: number | undefined): number => median(sweeps.filter((w) => w.orders === count).map((w) => w.seconds));
     const small = sweepSeconds(config.sweeps[0]);
     const large = sweepSeconds(config.sweeps[1]);
@@ -252,16 +319,38 @@ async function main(): Promise<void> {
       baseline_rps: baselineRps,
       durable_baseline_rps: rpsOf('durable_baseline'),
       durable_ratio: ratioOf('durable_baseline'),
+      gateway_baseline_rps: rpsOf('gateway_baseline'),
+      gateway_ratio: ratioOf('gateway_baseline'),
       notify_rps: rpsOf('notify'),
       notify_ratio: ratioOf('notify'),
-      notify_confirmed_rps: rpsOf('notify_confirmed'),
-      notify_confirmed_ratio: ratioOf('notify_confirmed'),
-      pay_direct_rps: rpsOf('pay_direct'),
-      pay_direct_ratio: ratioOf('pay_direct'),
       render_rps: rpsOf('render'),
       render_ratio: ratioOf('render'),
+      pay_direct_rps: rpsOf('pay_direct'),
+      pay_direct_ratio: ratioOf('pay_direct'),
+      notify_confirmed_rps: rpsOf('notify_confirmed'),
+      notify_confirmed_ratio: ratioOf('notify_confirmed'),
+      cpu_us_baseline: cpuOf('baseline'),
+      cpu_us_durable_baseline: cpuOf('durable_baseline'),
+      cpu_us_gateway_baseline: cpuOf('gateway_baseline'),
+      cpu_us_notify: cpuOf('notify'),
+      cpu_ratio_notify: cpuRatioOf('notify'),
+      cpu_us_render: cpuOf('render'),
+      cpu_ratio_render: cpuRatioOf('render'),
+      cpu_us_pay_direct: cpuOf('pay_direct'),
+      cpu_ratio_pay_direct: cpuRatioOf('pay_direct'),
+      cpu_us_notify_confirmed: cpuOf('notify_confirmed'),
+      cpu_ratio_notify_confirmed: cpuRatioOf('notify_confirmed'),
       p99_ms_baseline: p99Of('baseline'),
+      p99_ms_durable_baseline: pairedP99Of('notify'),
       p99_ms_notify: p99Of('notify'),
+      pg_durable_baseline_rps: rpsOf('pg_durable_baseline'),
+      pg_gateway_baseline_rps: rpsOf('pg_gateway_baseline'),
+      notify_pg_rps: rpsOf('notify_pg'),
+      notify_pg_ratio: ratioOf('notify_pg'),
+      cpu_ratio_notify_pg: cpuRatioOf('notify_pg'),
+      pay_direct_pg_rps: rpsOf('pay_direct_pg'),
+      pay_direct_pg_ratio: ratioOf('pay_direct_pg'),
+      cpu_ratio_pay_direct_pg: cpuRatioOf('pay_direct_pg'),
       sweep_10k_s: small,
       sweep_100k_s: large,
       sweep_scaling: large / small,
@@ -277,17 +366,21 @@ async function main(): Promise<void> {
       runtime: compiled ? 'node (compiled JavaScript)' : 'node --import tsx (TypeScript sources)',
       generated_at: new Date().toISOString(),
       machine: { node: process.version, platform: `${process.platform} ${process.arch}`, cpus: cpus().length, cpu_model: cpus()[0]?.model ?? 'unknown', fsync },
-      settings: { ...config, sweep_orders: config.sweeps, server_node_flags: SERVER_NODE_FLAGS },
+      settings: { ...config, sweep_orders: config.sweeps, server_node_flags: SERVER_NODE_FLAGS, variant, postgres: pgUrl !== null },
       targets_met: rows(results).filter((r) => r.meets !== null).every((r) => r.meets === true),
       baseline_rss_mb_peak: baselineMemory.rssPeakMb,
       sweeps,
       batch_capture: capture,
-      runs: runs.map((r) => ({ name: r.name, round: r.round, ...r.load, server_cpu_us_per_request: r.finished?.cpuUsPerRequest, ...(r.name === 'baseline' ? {} : { orders: r.finished?.states }) })),
+      runs: runs.map((r) => ({
+        name: r.name, round: r.round, ...r.load, server_cpu_us_per_request: r.finished?.cpuUsPerRequest,
+        ...(r.baseline === undefined ? {} : { paired_with: r.baseline.name, ratio: r.load.rps / r.baseline.load.rps, cpu_ratio: (r.finished?.cpuUsPerRequest ?? NaN) / (r.baseline.finished?.cpuUsPerRequest ?? NaN) }),
+        ...(r.name === 'baseline' ? {} : { orders: r.finished?.states }),
+      })),
     };
     writeFileSync(out, `${JSON.stringify(document, null, 2)}\n`);
     process.stdout.write(`${textTable(results)}\n\nwritten to ${out}\n`);
   } finally {
-    await Promise.all([host.stop(), baseline.stop(), durableBaseline.stop(), gateway.stop()]);
+    await Promise.all([host.stop(), ...[...baselines.values()].map((b) => b.stop()), upstream.stop(), gateway.stop()]);
     if (!quick || args.out !== undefined) rmSync(workDir, { recursive: true, force: true });
     // The package ships dist/: the bench's own modules do not belong there.
     if (compiled) rmSync(COMPILED_DIR, { recursive: true, force: true });

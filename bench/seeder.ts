@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { CaptureOrderInput } from '../server/gateway/operations/batch.js';
 import { createCheckoutKit } from '../server/kit.js';
+import { createPostgresStore } from '../server/orders/stores/postgres.js';
 import { createSqliteStore } from '../server/orders/stores/sqlite.js';
 import { kitOptions, openSandbox, ordersFile } from './fixture.js';
 import type { SeedJob, SeedOutput } from './protocol.js';
@@ -18,8 +19,8 @@ const jobs = JSON.parse(process.argv[2] ?? '[]') as SeedJob[];
 
 async function seed(job: SeedJob): Promise<SeedOutput> {
   const { sandbox, ledger } = openSandbox(job.dir, job.kind === 'capture' ? 'manual' : 'auto');
-  const db = new Database(ordersFile(job.dir));
-  const store = createSqliteStore({ database: db });
+  const db = job.pg === undefined ? new Database(ordersFile(job.dir)) : null;
+  const store = job.pg !== undefined ? await createPostgresStore({ connectionString: job.pg.url, schema: job.pg.schema }) : createSqliteStore({ database: db ?? new Database(':memory:') });
   // Only the pay path and the signing secrets matter here: nothing is sent to the gateway.
   const kit = createCheckoutKit({ ...kitOptions('http://127.0.0.1/checkout', 'http://127.0.0.1:9'), store });
   const target: SeedTarget = { kit, ledger, db };
@@ -60,7 +61,7 @@ async function seed(job: SeedJob): Promise<SeedOutput> {
   await kit.close();
   await store.close();
   await sandbox.close();
-  db.close();
+  db?.close();
   return output;
 }
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RESULT_FIELDS } from '../../bench/targets.js';
+import { PG_FIELDS, RESULT_FIELDS } from '../../bench/targets.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const committed = join(root, 'bench', 'results.json');
@@ -46,24 +46,42 @@ describe('npm run bench -- --quick', () => {
     expect(code, stderr.slice(-2000)).toBe(0);
     const results = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
     expect(results.mode).toBe('quick');
-    for (const field of RESULT_FIELDS) {
+    // The PostgreSQL figures are measured when the run is given a database (BENCH_DATABASE_URL).
+    const postgres = (results.settings as { postgres: boolean }).postgres;
+    expect(postgres).toBe(Boolean(process.env.BENCH_DATABASE_URL));
+    for (const field of [...RESULT_FIELDS, ...(postgres ? PG_FIELDS : [])]) {
       expect(typeof results[field], field).toBe('number');
       expect(Number.isFinite(results[field]), field).toBe(true);
     }
+    // The servers ran with Node's default flags: the kit does not choose a shop's V8 settings.
+    expect((results.settings as { server_node_flags: string[] }).server_node_flags).toEqual([]);
     // The disk's durable-write floor is recorded beside the machine: the ratios depend on it.
     const { fsync } = results.machine as { fsync: { samples: number; p50_us: number; p99_us: number } };
     expect(fsync.samples).toBeGreaterThan(0);
     expect(fsync.p50_us).toBeGreaterThan(0);
     expect(fsync.p99_us).toBeGreaterThanOrEqual(fsync.p50_us);
     // Every run answered what its route answers: the benchmark measured real work.
-    const runs = results.runs as { name: string; requests: number; statusCounts: Record<string, number>; server_cpu_us_per_request: number }[];
-    expect(new Set(runs.map((r) => r.name))).toEqual(new Set(['baseline', 'durable_baseline', 'notify', 'notify_confirmed', 'pay_direct', 'render']));
+    const runs = results.runs as { name: string; paired_with?: string; requests: number; statusCounts: Record<string, number>; server_cpu_us_per_request: number }[];
+    const sqliteRoutes = ['notify', 'notify_confirmed', 'pay_direct', 'render'];
+    const pgRoutes = postgres ? ['notify_pg', 'pay_direct_pg'] : [];
+    const floors = ['baseline', 'durable_baseline', 'gateway_baseline', ...(postgres ? ['pg_durable_baseline', 'pg_gateway_baseline'] : [])];
+    expect(new Set(runs.map((r) => r.name))).toEqual(new Set([...floors, ...sqliteRoutes, ...pgRoutes]));
     for (const run of runs) {
       expect(run.requests, run.name).toBeGreaterThan(0);
       expect(run.server_cpu_us_per_request, run.name).toBeGreaterThan(0);
     }
-    // Every route run, and the durable floor, comes right after a baseline run of its own: the pair its ratio is made of.
-    expect(runs.map((r) => r.name)).toEqual(['durable_baseline', 'notify', 'notify_confirmed', 'pay_direct', 'render'].flatMap((name) => ['baseline', name]));
+    // Each floor comes right after a run of the floor it adds one step to, and every route right after a
+    // run of its own floor: the pairs its ratios are made of.
+    const chain = ['baseline', 'durable_baseline', 'gateway_baseline', ...(postgres ? ['baseline', 'pg_durable_baseline', 'pg_gateway_baseline'] : [])];
+    const paired: Record<string, string> = {
+      notify: 'durable_baseline', notify_confirmed: 'gateway_baseline', pay_direct: 'gateway_baseline', render: 'durable_baseline',
+      notify_pg: 'pg_durable_baseline', pay_direct_pg: 'pg_gateway_baseline',
+    };
+    const routes = ['notify', 'notify_confirmed', 'pay_direct', 'render', ...pgRoutes];
+    expect(runs.map((r) => r.name)).toEqual([...chain, ...routes.flatMap((name) => [paired[name], name])]);
+    for (const [i, run] of runs.entries()) {
+      if (run.paired_with !== undefined) expect(run.paired_with, run.name).toBe(runs[i - 1]?.name);
+    }
     expect(existsSync(committed) ? readFileSync(committed, 'utf8') : null).toBe(before);
   }, 240_000);
 });

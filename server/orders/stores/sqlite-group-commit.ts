@@ -14,6 +14,8 @@
  * next commit, and its fsync, start as soon as the previous fsync ends, before its writers hear
  * back: answering them is CPU work the disk need not wait for.
  */
+// Measured (bench/machinery.ts durable, 32 writers): about 5,100 durable rows/s at 25 µs CPU each,
+// against 151 rows/s at 537 µs for a transaction per write; docs/performance.md, "Machinery".
 import type BetterSqlite3 from 'better-sqlite3';
 import { KitError } from '../../errors.js';
 import type { WalSync } from './sqlite-wal-sync.js';
