@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { sendNoStore } from '../server/checkout/no-store.js';
+import { sendNoStore } from '../server/http/no-store.js';
 
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Redirecting</title></head><body><form method="post" action="https://gateway.example/checkout">${'<input type="hidden" name="field" value="0123456789abcdef0123456789abcdef">'.repeat(45)}</form></body></html>`;
 const app = express();
