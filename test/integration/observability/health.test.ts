@@ -128,14 +128,15 @@ describe('the outbox check', () => {
   it('a hook call overdue by more than outboxStuckAfterMs makes the kit unready', async () => {
     const store = createMemoryStore();
     const gatewayUrl = await sandboxGateway();
-    const health = createHealth({ store, gatewayUrl, outboxStuckAfterMs: 50 });
+    // 1 s: long enough that a busy machine cannot make the first check late, short enough to wait out.
+    const health = createHealth({ store, gatewayUrl, outboxStuckAfterMs: 1000 });
     expect((await health()).ready).toBe(true);
 
     const order = await store.create({ id: randomUUID(), orderNo: `H-${randomUUID().slice(0, 8)}`, amount: 100, currency: 'USD' });
     await store.transition(order.id, order.version, { state: 'pending' }, undefined, { outbox: [{ hook: 'onTransition', payload: { source: 'api', from: 'created', to: 'pending' } }] });
     // Due now: not stuck yet.
     expect((await health()).checks.find((c) => c.name === 'outbox')).toEqual({ name: 'outbox', ok: true });
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
     const report = await health();
     expect(report.ready).toBe(false);
     expect(report.checks.find((c) => c.name === 'outbox')).toEqual({ name: 'outbox', ok: false, problem: 'stuck' });
