@@ -33,8 +33,8 @@ export interface GatewayClientOptions {
   /** Extra keys accepted when verifying replies (key rotation). */
   verifyKeys?: string[];
   /**
-   * Sends every request through this fetch instead of the client's own node:http transport
-   * (keep-alive connections, one pool per client).
+   * Sends every request through this fetch instead of the client's own transport (undici's
+   * request on a keep-alive Agent, one pool per client).
    */
   fetch?: typeof fetch;
   /** Per-call timeout; default 30 000 ms. */
