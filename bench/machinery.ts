@@ -12,8 +12,8 @@
  *     the kit's write path against the same without one layer (and, for wal-sync, without both).
  *   node --import tsx bench/machinery.ts transport [rounds] [seconds]
  *     CPU per gateway call and calls/s to a bare upstream in another process (bench/upstream.ts):
- *     the client's node:http transport against the global fetch and undici's request API on a
- *     keep-alive Agent.
+ *     the client's transport (undici's request on a keep-alive Agent, with its deadline and reply
+ *     limit) against undici's request alone and the global fetch.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
-import { fetchTransport, nodeTransport, type Transport } from '../server/gateway/transport.js';
+import { fetchTransport, undiciTransport, type Transport } from '../server/gateway/transport.js';
 import { silentLogger } from '../server/logging.js';
 import { configureDurability, createDurableWrites } from '../server/orders/stores/sqlite-durable.js';
 
@@ -150,8 +150,8 @@ function transportWay(name: string, make: (base: string) => Transport, base: str
   };
 }
 
-/** undici's request API on one keep-alive Agent, as a Transport. */
-function undiciTransport(): Transport {
+/** undici's request on one keep-alive Agent and nothing else: no deadline, limit or error mapping. */
+function bareUndici(): Transport {
   const dispatcher = new Agent({ keepAliveTimeout: 4_000, connections: 64 });
   return {
     async send({ url, headers, body, timeoutMs }) {
@@ -183,9 +183,9 @@ if (what === 'wal-sync') {
   const base = ready.value.url;
   try {
     await compare([
-      transportWay('node:http transport (the client\'s own)', nodeTransport, base),
+      transportWay('the client\'s transport (undici request, keep-alive Agent)', undiciTransport, base),
+      transportWay('undici request alone', bareUndici, base),
       transportWay('global fetch', () => fetchTransport(globalThis.fetch), base),
-      transportWay('undici request, keep-alive Agent', undiciTransport, base),
     ]);
   } finally {
     upstream.kill();

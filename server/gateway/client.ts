@@ -19,7 +19,7 @@ import { createUpdateOrders, type UpdateOrderInput } from './operations/update-o
 import type { UpdateOrdersResultElement } from './schemas/batch.js';
 import { GATEWAY_ACCOUNT_OPTIONS, gatewayAccountSchema } from './client-options.js';
 import { resolveRecipes, SIGNED_OPERATIONS, type SignatureRecipe, type SignedOperation } from './signing.js';
-import { fetchTransport, nodeTransport } from './transport.js';
+import { fetchTransport, undiciTransport } from './transport.js';
 import { DEFAULT_JSON_CONTENT_TYPE } from './wire.js';
 import type { GatewayCallObserver } from './observed-call.js';
 
@@ -33,8 +33,8 @@ export interface GatewayClientOptions {
   /** Extra keys accepted when verifying replies (key rotation). */
   verifyKeys?: string[];
   /**
-   * Sends every request through this fetch instead of the client's own node:http transport
-   * (keep-alive connections, one pool per client).
+   * Sends every request through this fetch instead of the client's own transport (undici's
+   * request on a keep-alive Agent, one pool per client).
    */
   fetch?: typeof fetch;
   /** Per-call timeout; default 30 000 ms. */
@@ -146,7 +146,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   // One transport per client: its keep-alive pool lives as long as the client (an agent holds no
   // socket before its first request, so a later ConfigError leaks nothing).
-  const transport = options.fetch === undefined ? nodeTransport(baseUrl) : fetchTransport(options.fetch);
+  const transport = options.fetch === undefined ? undiciTransport() : fetchTransport(options.fetch);
   const ctx: ClientContext = {
     core: {
       baseUrl,

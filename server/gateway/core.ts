@@ -22,7 +22,7 @@ export interface RetryPolicy {
 export interface CoreConfig {
   /** Without a trailing slash. */
   baseUrl: string;
-  /** Carries every request: node:http by default, or the caller's fetch. */
+  /** Carries every request: undici by default, or the caller's fetch. */
   transport: Transport;
   timeoutMs: number;
   jsonContentType: string;

@@ -1,16 +1,13 @@
 /**
  * How one gateway request travels: POST a body, read at most 1 MiB of answer, within a deadline.
- * The default sends over node:http(s) with one keep-alive agent per client, so nothing per request
- * is built twice (no Request/Headers objects, web streams or abort signals). A caller's own fetch
- * still works through the fetch transport. Neither follows redirects: a 3xx is an answer. Neither
- * ever sends a request twice; whether a failure may be retried is the core's decision.
+ * The default sends with undici's `request` on one keep-alive Agent per client; a caller's own
+ * fetch still works through the fetch transport. Neither follows redirects: a 3xx is an answer.
+ * Neither ever sends a request twice (undici re-sends only idempotent methods, never a POST);
+ * whether a failure may be retried is the core's decision.
  */
-// Measured (bench/machinery.ts transport): fetch costs about 3× this transport's CPU per call;
-// undici's request API on a keep-alive Agent costs less (0.5–0.8×) and is the planned replacement
-// (docs/performance.md, "Machinery").
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type RequestOptions } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { urlToHttpOptions } from 'node:url';
+// Measured (bench/machinery.ts transport, docs/performance.md "Machinery"): undici's request on a
+// keep-alive Agent used 0.73× the CPU per call of the node:http client it replaced, at 2.4× the calls/s.
+import { Agent, request } from 'undici';
 import { KitError, ProtocolError } from '../errors.js';
 import type { EncodedBody } from './wire.js';
 
@@ -71,7 +68,7 @@ async function readLimited(response: Response): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Sends through a caller's fetch, as the client always did before it had its own transport. */
+/** Sends through a caller's fetch (tests, proxies): its connections are its own. */
 export function fetchTransport(fetchFn: typeof fetch): Transport {
   return {
     async send({ url, headers, body, timeoutMs }) {
@@ -91,15 +88,30 @@ export function fetchTransport(fetchFn: typeof fetch): Transport {
 }
 
 /** Connections per client; more requests than this wait for a free one (within their deadline). */
-const MAX_SOCKETS = 64;
+const MAX_CONNECTIONS = 64;
 /**
  * Idle connections close after this long, or 1 s before the server's own Keep-Alive timeout when
  * it announces a shorter one, so a request rarely meets a connection the server is closing.
- * Same as fetch's default.
  */
-const IDLE_SOCKET_MS = 4_000;
-/** What fetch sent besides the body's headers, less its browser-only and compression headers. */
+const IDLE_CONNECTION_MS = 4_000;
+/** What fetch sends besides the body's headers, less its browser-only and compression headers. */
 const FIXED_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-agent': 'node' };
+
+/**
+ * One deadline per request (the caller's timeoutMs) covers connecting, sending and reading, so
+ * undici's own connect, headers and body timers are off; the reply limit is undici's, which
+ * closes the connection when it is passed.
+ */
+const agentOptions = (keepAlive: boolean): Agent.Options => ({
+  connections: MAX_CONNECTIONS,
+  keepAliveTimeout: IDLE_CONNECTION_MS,
+  connectTimeout: 0,
+  headersTimeout: 0,
+  bodyTimeout: 0,
+  maxResponseSize: MAX_REPLY_BYTES,
+  // 0 sends `connection: close`: each connection carries one request and is not pooled.
+  pipelining: keepAlive ? 1 : 0,
+});
 
 /** Multipart is rare (optimise): fetch's own encoder gives the same bytes and boundary as before. */
 async function encodeFormData(form: FormData): Promise<{ bytes: Buffer; contentType: string }> {
@@ -108,81 +120,58 @@ async function encodeFormData(form: FormData): Promise<{ bytes: Buffer; contentT
 }
 
 /**
- * The default transport for a client whose gateway lives at `baseUrl`: one keep-alive agent,
- * most recently used connection first, so a quiet period lets the others expire.
+ * What a failed request's cause says. undici reports a connection the server closed before
+ * answering as its own SocketError; node:http and fetch call that ECONNRESET, which is what
+ * `details.systemCode` has always said.
  */
-export function nodeTransport(baseUrl: string): Transport {
-  const secure = new URL(baseUrl).protocol === 'https:';
-  const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS, scheduling: 'lifo' as const, timeout: IDLE_SOCKET_MS };
-  const agent = secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
-  const request = secure ? httpsRequest : httpRequest;
-  // Parsed once per operation URL: the base URL is fixed, so this holds one entry per operation.
-  const targets = new Map<string, RequestOptions>();
-  const targetOf = (url: string): RequestOptions => {
-    let target = targets.get(url);
-    if (target === undefined) {
-      target = { ...urlToHttpOptions(new URL(url)), method: 'POST', agent };
-      targets.set(url, target);
-    }
-    return target;
-  };
+function failureOf(error: unknown, timedOut: boolean): Error {
+  if (error instanceof KitError) return error;
+  if (timedOut) return new TransportFailure(true, timeoutReason());
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return replyTooLarge();
+  if (code === 'UND_ERR_SOCKET') {
+    const reason = error instanceof Error ? error.message : 'socket error';
+    return new TransportFailure(false, Object.assign(new Error(`connection closed before the answer (${reason})`), { code: 'ECONNRESET' }));
+  }
+  return new TransportFailure(false, error);
+}
 
-  function post(target: RequestOptions, headers: OutgoingHttpHeaders, payload: string | Buffer, timeoutMs: number): Promise<TransportReply> {
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      let timedOut = false;
-      const req = request({ ...target, headers });
-      // Destroying the request closes its connection: a late answer cannot be read as the next one's.
-      const timer = setTimeout(() => {
-        timedOut = true;
-        fail(timeoutReason());
-        req.destroy();
-      }, timeoutMs);
-      function fail(error: unknown): void {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        reject(error instanceof KitError ? error : new TransportFailure(timedOut, error));
-      }
-      req.on('error', fail);
-      req.on('response', (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_REPLY_BYTES) {
-            fail(replyTooLarge());
-            req.destroy();
-            return;
-          }
-          chunks.push(chunk);
-        });
-        // A connection lost mid-answer ('aborted', ECONNRESET).
-        res.on('error', fail);
-        res.on('end', () => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? '', text: Buffer.concat(chunks, size).toString('utf8') });
-        });
-      });
-      req.end(payload);
-    });
+/** The default transport: undici's request on one keep-alive Agent, held for the client's life. */
+export function undiciTransport(): Transport {
+  let agent = new Agent(agentOptions(true));
+
+  async function post(url: string, headers: Record<string, string>, body: string | Buffer, timeoutMs: number): Promise<TransportReply> {
+    // Aborting closes the request's connection: a late answer cannot be read as the next one's.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => { deadline.abort(timeoutReason()); }, timeoutMs);
+    try {
+      const reply = await request(url, { dispatcher: agent, method: 'POST', headers, body, signal: deadline.signal });
+      const contentType = reply.headers['content-type'];
+      const text = await reply.body.text();
+      // undici frees a connection for its next request one event-loop turn after an answer (it
+      // first checks that nothing unasked-for arrived on it); a caller's next call made before
+      // then would open a second connection, so the answer is handed over after that turn.
+      await new Promise(setImmediate);
+      return { status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : '', text };
+    } catch (error) {
+      throw failureOf(error, deadline.signal.aborted);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   return {
     async send({ url, headers, body, timeoutMs }) {
-      const target = targetOf(url);
-      if (typeof body === 'string') {
-        return post(target, { ...FIXED_HEADERS, ...headers, 'content-length': Buffer.byteLength(body) }, body, timeoutMs);
-      }
+      if (typeof body === 'string') return post(url, { ...FIXED_HEADERS, ...headers }, body, timeoutMs);
       const { bytes, contentType } = await encodeFormData(body);
-      return post(target, { ...FIXED_HEADERS, ...headers, 'content-type': contentType, 'content-length': bytes.length }, bytes, timeoutMs);
+      return post(url, { ...FIXED_HEADERS, ...headers, 'content-type': contentType }, bytes, timeoutMs);
     },
     close() {
-      // Idle connections go now; busy ones close when their answer is in instead of returning to the pool.
-      agent.maxFreeSockets = 0;
-      for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+      // Idle connections go now, busy ones once their answer is in; later requests still work,
+      // each on a connection of its own that is closed after its answer instead of pooled.
+      const closing = agent;
+      agent = new Agent(agentOptions(false));
+      closing.close().catch(() => undefined);
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The client's own node:http transport against a real node:http server that counts connections:
+ * The client's own transport (undici) against a real node:http server that counts connections:
  * keep-alive reuse, deadlines, refused and dropped connections, the reply limit, refusals,
  * redirects left alone, https, and close().
  */
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProtocolError, TransportError } from '../../../server/errors.js';
 import { createGatewayClient, type GatewayClient, type GatewayClientOptions } from '../../../server/gateway/client.js';
-import { MAX_REPLY_BYTES, nodeTransport } from '../../../server/gateway/transport.js';
+import { MAX_REPLY_BYTES, undiciTransport } from '../../../server/gateway/transport.js';
 import { AID, closedPortUrl, directInput, KEY, MID, sha } from './support.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -243,7 +243,7 @@ describe('answers', () => {
       res.write(bytes.subarray(0, 1001));
       res.end(bytes.subarray(1001));
     });
-    const transport = nodeTransport(server.url);
+    const transport = undiciTransport();
     try {
       const reply = await transport.send({ url: `${server.url}/v1/x`, headers: {}, body: 'a=1', timeoutMs: 5000 });
       expect(reply).toEqual({ status: 200, contentType: 'text/plain; charset=utf-8', text });
