@@ -1,6 +1,6 @@
 /**
  * The packed package as a shop gets it: built into a temporary copy (never the repository's own
- * dist/), `npm pack`ed, installed offline from npm's cache into a fresh app, and processes of
+ * dist/), `npm pack`ed, installed into a fresh app (from npm's cache where it can), and processes of
  * that app (its bin, its server) run and read.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -43,9 +43,11 @@ export function installPackedApp(extra: string[]): PackedApp {
   const dir = join(work, 'app');
   mkdirSync(dir);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'my-shop', private: true, type: 'module' }, null, 2));
-  // Offline from npm's cache. Install scripts are skipped: better-sqlite3's would compile its
-  // addon for minutes; the same version's addon, already built in the repository, is copied in.
-  run('npm', ['install', join(work, tarball), ...extra, '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], dir);
+  // From npm's cache where it can: `npm ci` caches the lockfile's tarballs but not the registry's
+  // package documents a by-name install needs, so those may come from the registry. Install
+  // scripts are skipped: better-sqlite3's would compile its addon for minutes; the same
+  // version's addon, already built in the repository, is copied in.
+  run('npm', ['install', join(work, tarball), ...extra, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], dir);
   const addon = join('better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
   mkdirSync(dirname(join(dir, 'node_modules', addon)), { recursive: true });
   copyFileSync(join(ROOT, 'node_modules', addon), join(dir, 'node_modules', addon));
