@@ -8,13 +8,17 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
 import { startDemoStore, type RunningDemoStore } from '../../examples/demo-store/listen.js';
 import type { DemoStoreOptions } from '../../examples/demo-store/app.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM_PATH);
 export const RESULTS_DIR = join(process.cwd(), 'test-results', 'browser');
+
+// A journey drives a real browser through several pages and processes; on a busy shared machine
+// one page can take seconds, so each journey gets two minutes rather than the suite's 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 export const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
