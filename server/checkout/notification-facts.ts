@@ -9,7 +9,7 @@
 import type { PayoutRecord, PayoutStatus } from '../admin/store.js';
 import type { NotificationFact } from '../gateway/operations/notifications.js';
 import type { NotificationResult } from '../observability/observer.js';
-import { isDeductionOf, recordDeduction } from '../orders/subscriptions.js';
+import { isDeductionOf, recordDeduction, subscriptionData } from '../orders/subscriptions.js';
 import type { Order } from '../orders/types.js';
 import type { KitContext } from './context.js';
 
@@ -173,6 +173,19 @@ async function takeDeduction(ctx: KitContext, fact: NotificationFact, parent: Or
   return { status: 'taken', reason: `deduction ${result.status}`, result: RESULT_OF_APPLY[result.status] ?? 'applied' };
 }
 
+/**
+ * Details the notification adds to its order: a dispute's reason, or the subscription a first
+ * payment started (its notification is often the first fact to name it after the hosted page or
+ * 3-D Secure), so the sweeper and the admin find the subscription by `data.recurringId`.
+ */
+function orderDataOf(fact: NotificationFact, order: Order): { orderData?: Record<string, unknown> } {
+  if (fact.kind === 'dispute' && fact.chargebackReason !== null) return { orderData: { chargebackReason: fact.chargebackReason.slice(0, 500) } };
+  const own = order.parentId === undefined && fact.kind === 'payment' && (order.transactionId === null || order.transactionId === fact.transactionId);
+  const recurring = own ? fact.recurring : null;
+  const data = recurring === null ? undefined : subscriptionData({ recurringId: recurring.recurringId, contractName: recurring.contractName, period: recurring.period });
+  return data === undefined ? {} : { orderData: data };
+}
+
 /** Takes one verified notification. Throws only for store or gateway failures (the caller answers 503). */
 export async function takeNotification(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
   if (fact.kind === 'payout') return { result: 'payout', ...(await takePayout(ctx, fact)) };
@@ -195,7 +208,7 @@ export async function takeNotification(ctx: KitContext, fact: NotificationFact):
     // A refund's notification names the refund: one row of the order's refund ledger, counted
     // once however many times (and by however many roads) it arrives.
     ...(refund ? { refunds: [{ referenceId: (fact.refundReferenceId ?? '').slice(0, 100), amount: fact.refundAmount ?? 0, status: 'succeeded' as const }] } : {}),
-    ...(fact.kind === 'dispute' && fact.chargebackReason !== null ? { orderData: { chargebackReason: fact.chargebackReason.slice(0, 500) } } : {}),
+    ...orderDataOf(fact, order),
     dedupeKey: fact.dedupeKey,
     actor: 'gateway',
     confirm: ctx.options.confirmNotifications,

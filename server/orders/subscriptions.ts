@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { isKitError } from '../errors.js';
 import type { PaymentOutcome } from '../gateway/codes.js';
-import type { ApplyResult, ReconcileEngine } from './engine-types.js';
+import type { ApplyResult, GatewayPaymentSubscription, ReconcileEngine } from './engine-types.js';
 import type { OrderStore } from './store.js';
 import type { FactSource, Order } from './types.js';
 
@@ -38,6 +38,15 @@ export interface DeductionReport {
 
 /** The kit's order number of a deduction: unique, and the same whichever road reports it first. */
 export const deductionOrderNo = (parentOrderNo: string, transactionId: string): string => `${parentOrderNo}~${transactionId}`;
+
+/** The order details a first payment's subscription adds (`data.recurringId`, …); undefined without one. */
+export function subscriptionData(subscription: GatewayPaymentSubscription | null | undefined): Record<string, unknown> | undefined {
+  if (subscription == null || subscription.recurringId === '') return undefined;
+  const data: Record<string, unknown> = { recurringId: subscription.recurringId };
+  if (subscription.contractName != null && subscription.contractName !== '') data.contractName = subscription.contractName;
+  if (subscription.period != null && subscription.period !== '') data.deductionPeriod = subscription.period;
+  return data;
+}
 
 /** True when a payment report under `parent`'s order number is one of its subscription's deductions. */
 export function isDeductionOf(parent: Order, transactionId: string | null, recurringId: string | null): boolean {

@@ -224,6 +224,7 @@ export function notify(ctx: SandboxContext, tx: SandboxTransaction, type: Notifi
     orderNo: tx.orderNo,
     webhooksType: type,
     url: tx.notifyUrl,
-    fields: notificationFields(ctx, tx, type, extra),
+    // A payment that started or charges a subscription names it, as the direct reply does.
+    fields: notificationFields(ctx, tx, type, type === 'payment' && tx.recurringId !== '' ? { ...subscriptionFields(ctx, tx), ...extra } : extra),
   });
 }
