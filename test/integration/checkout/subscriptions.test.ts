@@ -183,6 +183,26 @@ describe('subscription deductions', () => {
   });
 });
 
+describe('confirming a deduction\'s notification', () => {
+  it('is asked of the gateway by (order_no, transaction_id): not recorded while the query fails, then recorded once as the gateway lists it', async () => {
+    const orderNo = uniqueOrderNo('SUB-CONFIRM');
+    const parent = await subscribe(orderNo);
+    // The client tries a query three times: all three fail for the first delivery.
+    h.sandbox.faults.add({ kind: 'http500', operation: 'retrievalTrans', orderNo, times: 3 });
+    await advanceMonth();
+
+    const [child, ...more] = await childrenOf(parent);
+    expect(more).toEqual([]);
+    expect(child).toMatchObject({ state: 'paid', amount: 950, parentId: parent.id });
+    const transition = (await h.kit.store.listEvents(child?.id ?? '')).filter((e) => e.type === 'transition');
+    expect(transition.map((e) => [e.source, e.data.confirmedBy])).toEqual([['notify', 'query']]);
+    // The first delivery was answered 503 (the query failed), the gateway's retry recorded it.
+    const delivery = h.sandbox.ledger.notifications().find((n) => n.transactionId === child?.transactionId);
+    expect(delivery?.attempts.map((a) => a.httpStatus)).toEqual([503, 200]);
+    expect(charges.filter((c) => c.parent === orderNo).map((c) => c.status)).toEqual(['paid']);
+  });
+});
+
 describe('subscriptions started on the hosted page or after 3-D Secure', () => {
   it('hosted page, the shopper never comes back: the first payment\'s notification stores the recurring id', async () => {
     const orderNo = uniqueOrderNo('SUB-HOSTED');
