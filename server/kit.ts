@@ -104,6 +104,7 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
     batchSize: options.sweeper.batchSize,
     refundSettleAfterMs: options.sweeper.refundSettleAfterMs,
     refundFailAfterMs: options.sweeper.refundFailAfterMs,
+    subscriptionScanLimit: options.sweeper.subscriptionScanLimit,
     logger,
     observer,
   });

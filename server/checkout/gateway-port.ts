@@ -67,6 +67,8 @@ export function createGatewayPort(client: QueryClient): GatewayPort {
             amount: q.amount,
             currency: q.currency,
           };
+          const sub = q.subscription;
+          if (recurringId !== null && sub !== null) fact.subscription = { recurringId, contractName: sub.contractName, period: sub.recurringDeductionPeriod };
           // Several attempts under one order number: the most advanced one tells the truth.
           const seen = facts.get(q.orderNo);
           if (seen === undefined || rankOfOutcome(fact) > rankOfOutcome(seen)) facts.set(q.orderNo, fact);

@@ -9,9 +9,11 @@
 import type { PayoutRecord, PayoutStatus } from '../admin/store.js';
 import type { NotificationFact } from '../gateway/operations/notifications.js';
 import type { NotificationResult } from '../observability/observer.js';
-import { isDeductionOf, recordDeduction } from '../orders/subscriptions.js';
+import { confirmDeduction } from '../orders/deduction-confirm.js';
+import { isDeductionOf, recordDeduction, subscriptionData, type DeductionReport } from '../orders/subscriptions.js';
 import type { Order } from '../orders/types.js';
 import type { KitContext } from './context.js';
+import { createGatewayPort } from './gateway-port.js';
 
 export interface Taken {
   status: 'taken' | 'retry';
@@ -158,19 +160,39 @@ async function payoutHook(ctx: KitContext, payout: PayoutRecord, from: PayoutSta
 
 /**
  * A subscription's deduction: recorded on its own child order of `parent` (orders/subscriptions.ts).
- * Not confirmed by query: the query answers by order number, which the deduction shares with
- * its parent; the sweeper's subscription pass reads the deductions the query lists.
+ * With `confirmNotifications`, confirmed first by the query's listing of the parent's order
+ * number, which names each transaction (orders/deduction-confirm.ts).
  */
 async function takeDeduction(ctx: KitContext, fact: NotificationFact, parent: Order): Promise<Taken> {
   const recurring = fact.recurring;
   if (recurring === null || fact.transactionId === null) return { status: 'taken', reason: 'not a deduction' };
-  const result = await recordDeduction({ store: ctx.store, engine: ctx.engine }, {
+  const claim: DeductionReport = {
     parent, transactionId: fact.transactionId, outcome: fact.outcome, amount: fact.amount, currency: fact.currency,
     recurringId: recurring.recurringId, contractName: recurring.contractName, period: recurring.period, time: recurring.time,
     maskedCard: fact.maskedCard, source: 'notify', dedupeKey: fact.dedupeKey, data: fact.summary,
-  });
+  };
+  const { report, unconfirmed } = ctx.options.confirmNotifications ? await confirmDeduction(createGatewayPort(ctx.client), claim) : { report: claim };
+  if (report === null) {
+    ctx.logger.warn({ ...fact.summary, why: unconfirmed }, 'checkout: deduction notification not confirmed by the gateway');
+    return { status: 'retry', reason: unconfirmed ?? 'unconfirmed' };
+  }
+  const result = await recordDeduction({ store: ctx.store, engine: ctx.engine }, report);
   if (result.status === 'busy') return { status: 'retry', reason: result.reason ?? result.status };
+  if (unconfirmed !== undefined) return { status: 'retry', reason: unconfirmed };
   return { status: 'taken', reason: `deduction ${result.status}`, result: RESULT_OF_APPLY[result.status] ?? 'applied' };
+}
+
+/**
+ * Details the notification adds to its order: a dispute's reason, or the subscription a first
+ * payment started (its notification is often the first fact to name it after the hosted page or
+ * 3-D Secure), so the sweeper and the admin find the subscription by `data.recurringId`.
+ */
+function orderDataOf(fact: NotificationFact, order: Order): { orderData?: Record<string, unknown> } {
+  if (fact.kind === 'dispute' && fact.chargebackReason !== null) return { orderData: { chargebackReason: fact.chargebackReason.slice(0, 500) } };
+  const own = order.parentId === undefined && fact.kind === 'payment' && (order.transactionId === null || order.transactionId === fact.transactionId);
+  const recurring = own ? fact.recurring : null;
+  const data = recurring === null ? undefined : subscriptionData({ recurringId: recurring.recurringId, contractName: recurring.contractName, period: recurring.period });
+  return data === undefined ? {} : { orderData: data };
 }
 
 /** Takes one verified notification. Throws only for store or gateway failures (the caller answers 503). */
@@ -195,7 +217,7 @@ export async function takeNotification(ctx: KitContext, fact: NotificationFact):
     // A refund's notification names the refund: one row of the order's refund ledger, counted
     // once however many times (and by however many roads) it arrives.
     ...(refund ? { refunds: [{ referenceId: (fact.refundReferenceId ?? '').slice(0, 100), amount: fact.refundAmount ?? 0, status: 'succeeded' as const }] } : {}),
-    ...(fact.kind === 'dispute' && fact.chargebackReason !== null ? { orderData: { chargebackReason: fact.chargebackReason.slice(0, 500) } } : {}),
+    ...orderDataOf(fact, order),
     dedupeKey: fact.dedupeKey,
     actor: 'gateway',
     confirm: ctx.options.confirmNotifications,

@@ -76,6 +76,8 @@ export interface KitSweeperOptions {
   refundSettleAfterMs?: number;
   /** A pending refund the refund search still does not show once this old becomes failed (default 1 h). */
   refundFailAfterMs?: number;
+  /** How many of the newest approved first payments each run looks at for an active subscription (default 500). */
+  subscriptionScanLimit?: number;
 }
 
 /** The hook outbox's dispatcher (docs/orders.md, "Hooks"); the timings are the dispatcher's own options. */

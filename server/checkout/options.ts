@@ -22,6 +22,9 @@ export const HOOK_NAMES = [
   'onRecurringCharge',
 ] as const;
 
+/** Each subscription round reads this many orders at most (one query call per 100 of them). */
+const SUBSCRIPTION_SCAN_MAX = 100_000;
+
 export const OPTION_DEFAULTS = {
   methods: ['hosted', 'card', 'apm'],
   defaultMethod: 'hosted',
@@ -31,7 +34,7 @@ export const OPTION_DEFAULTS = {
   rateLimit: { windowMs: 15 * 60 * 1000, limit: 30 },
   sweeper: {
     enabled: true, intervalMs: 30 * 1000, stuckAfterMs: 2 * 60 * 1000, expireAfterMs: 30 * 60 * 1000, leaseMs: 60 * 1000, batchSize: QUERY_LIST_MAX_ENTRIES,
-    refundSettleAfterMs: 2 * 60 * 1000, refundFailAfterMs: 60 * 60 * 1000,
+    refundSettleAfterMs: 2 * 60 * 1000, refundFailAfterMs: 60 * 60 * 1000, subscriptionScanLimit: 500,
   },
   outbox: { enabled: true, ...OUTBOX_DEFAULTS },
 } as const;
@@ -64,7 +67,7 @@ const FIXES: Record<string, string> = {
   'rateLimit.windowMs': 'use a whole number of milliseconds of at least 1000',
   'rateLimit.limit': 'use a whole number of at least 1',
   'rateLimit.store': 'pass an express-rate-limit Store (with increment, decrement and resetKey)',
-  sweeper: 'pass { enabled, intervalMs, stuckAfterMs, expireAfterMs, leaseMs, batchSize, refundSettleAfterMs, refundFailAfterMs } or leave sweeper out',
+  sweeper: 'pass { enabled, intervalMs, stuckAfterMs, expireAfterMs, leaseMs, batchSize, refundSettleAfterMs, refundFailAfterMs, subscriptionScanLimit } or leave sweeper out',
   'sweeper.enabled': 'use true or false',
   'sweeper.intervalMs': 'use a whole number of milliseconds of at least 100',
   'sweeper.stuckAfterMs': 'use a whole number of milliseconds of at least 1',
@@ -73,6 +76,7 @@ const FIXES: Record<string, string> = {
   'sweeper.batchSize': `use a whole number from 1 to ${String(QUERY_LIST_MAX_ENTRIES)} (the gateway queries at most ${String(QUERY_LIST_MAX_ENTRIES)} orders per call)`,
   'sweeper.refundSettleAfterMs': 'use a whole number of milliseconds of at least 1',
   'sweeper.refundFailAfterMs': 'use a whole number of milliseconds of at least 1',
+  'sweeper.subscriptionScanLimit': `use a whole number from 1 to ${String(SUBSCRIPTION_SCAN_MAX)} (the newest first payments looked at for a subscription each run)`,
   outbox: 'pass { enabled, intervalMs, leaseMs, batchSize, maxAttempts, backoffMs, maxBackoffMs, waitMs } or leave outbox out',
   'outbox.enabled': 'use true or false',
   'outbox.intervalMs': 'use a whole number of milliseconds of at least 10',
@@ -141,6 +145,7 @@ const shape = {
     batchSize: z.int().min(1).max(QUERY_LIST_MAX_ENTRIES).optional(),
     refundSettleAfterMs: ms(1).optional(),
     refundFailAfterMs: ms(1).optional(),
+    subscriptionScanLimit: z.int().min(1).max(SUBSCRIPTION_SCAN_MAX).optional(),
   }).optional(),
   outbox: z.strictObject({
     enabled: z.boolean().optional(),
@@ -192,7 +197,7 @@ function knownKeysAt(path: string): readonly string[] {
   if (path === '') return Object.keys(shape);
   if (path === 'gateway') return Object.keys(gatewaySchema.shape);
   if (path === 'rateLimit') return ['windowMs', 'limit', 'store'];
-  if (path === 'sweeper') return ['enabled', 'intervalMs', 'stuckAfterMs', 'expireAfterMs', 'leaseMs', 'batchSize', 'refundSettleAfterMs', 'refundFailAfterMs'];
+  if (path === 'sweeper') return ['enabled', 'intervalMs', 'stuckAfterMs', 'expireAfterMs', 'leaseMs', 'batchSize', 'refundSettleAfterMs', 'refundFailAfterMs', 'subscriptionScanLimit'];
   if (path === 'outbox') return Object.keys(OPTION_DEFAULTS.outbox);
   if (path === 'hooks') return HOOK_NAMES;
   return [];

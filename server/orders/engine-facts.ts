@@ -8,6 +8,7 @@ import type { Logger } from '../logging.js';
 import type { GatewayOrderFact, PaymentFact } from './engine-types.js';
 import { MASKED_CARD_RE, cardFree } from './fact-schema.js';
 import { OUTCOME_STATE, TRANSITIONS } from './state-machine.js';
+import { subscriptionData } from './subscriptions.js';
 import type { FactSource, NewEvent, Order, OrderState } from './types.js';
 
 /** Outcomes that move money or end the payment: confirmed with the gateway when asked. */
@@ -79,7 +80,14 @@ export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact): 
     // The claim's own refunds (a notification's) and the gateway's list: the ledger counts each once.
     ...(answer.refunds === undefined ? {} : { listedRefunds: answer.refunds }),
     capturedAmount: sameOutcome ? fact.capturedAmount : undefined,
+    ...withSubscription(fact.orderData, answer),
   };
+}
+
+function withSubscription(orderData: Record<string, unknown> | undefined, answer: GatewayOrderFact): { orderData?: Record<string, unknown> } {
+  const subscription = subscriptionData(answer.subscription);
+  if (subscription === undefined) return orderData === undefined ? {} : { orderData };
+  return { orderData: { ...orderData, ...subscription } };
 }
 
 /** A fact built from the gateway's answer about one order (sweeper, confirm). */
@@ -97,6 +105,7 @@ export function factFromAnswer(orderId: string, answer: GatewayOrderFact, source
     maskedCard: answer.maskedCard != null && MASKED_CARD_RE.test(answer.maskedCard) ? answer.maskedCard : undefined,
     refundedAmount: answer.refundedAmount,
     ...(answer.refunds === undefined ? {} : { listedRefunds: answer.refunds }),
+    ...withSubscription(undefined, answer),
     data: { confirmedBy: 'query' },
   };
 }

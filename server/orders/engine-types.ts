@@ -30,6 +30,20 @@ export interface GatewayOrderFact {
    * it differs from the ledger's total the order is flagged for attention.
    */
   refundedAmount?: number;
+  /**
+   * The subscription this payment started (`subscription_result` of the first payment, not a
+   * deduction's): kept on the order, so a payment finished on the hosted page or after 3-D
+   * Secure is found as a subscription like a direct one.
+   */
+  subscription?: GatewayPaymentSubscription;
+}
+
+/** What a first payment's answer or notification tells of the subscription it started. */
+export interface GatewayPaymentSubscription {
+  recurringId: string;
+  contractName: string | null;
+  /** `recurring_deduction_period` as reported, e.g. `1 month`. */
+  period: string | null;
 }
 
 /** One refund as a fact reports it: recorded in the order's refund ledger (see refunds.ts). */

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { isKitError } from '../errors.js';
 import type { PaymentOutcome } from '../gateway/codes.js';
-import type { ApplyResult, ReconcileEngine } from './engine-types.js';
+import type { ApplyResult, GatewayPaymentSubscription, ReconcileEngine } from './engine-types.js';
 import type { OrderStore } from './store.js';
 import type { FactSource, Order } from './types.js';
 
@@ -38,6 +38,15 @@ export interface DeductionReport {
 
 /** The kit's order number of a deduction: unique, and the same whichever road reports it first. */
 export const deductionOrderNo = (parentOrderNo: string, transactionId: string): string => `${parentOrderNo}~${transactionId}`;
+
+/** The order details a first payment's subscription adds (`data.recurringId`, …); undefined without one. */
+export function subscriptionData(subscription: GatewayPaymentSubscription | null | undefined): Record<string, unknown> | undefined {
+  if (subscription == null || subscription.recurringId === '') return undefined;
+  const data: Record<string, unknown> = { recurringId: subscription.recurringId };
+  if (subscription.contractName != null && subscription.contractName !== '') data.contractName = subscription.contractName;
+  if (subscription.period != null && subscription.period !== '') data.deductionPeriod = subscription.period;
+  return data;
+}
 
 /** True when a payment report under `parent`'s order number is one of its subscription's deductions. */
 export function isDeductionOf(parent: Order, transactionId: string | null, recurringId: string | null): boolean {
@@ -105,20 +114,39 @@ export interface SubscriptionView {
 
 const PERIOD_RE = /^(\d{1,4})\s*(day|week|month|year)s?$/i;
 
-/** `time` plus one `period` (`1 month`), as `YYYY-MM-DD`; null when either is unreadable. */
-export function afterPeriod(time: string, period: string): string | null {
+/**
+ * `time` plus one `period` (`1 month`), as `YYYY-MM-DD`; null when either is unreadable. Months
+ * and years keep `anchorDay` (default `time`'s day), clamped to the month's last day, as the
+ * gateway's calendar does: 31 January → 28 (29) February → 31 March with anchor 31.
+ */
+export function afterPeriod(time: string, period: string, anchorDay?: number): string | null {
   const match = PERIOD_RE.exec(period.trim());
   const at = new Date(`${time.trim().slice(0, 10)}T00:00:00Z`);
   if (match === null || Number.isNaN(at.getTime())) return null;
   const n = Number(match[1]);
   const unit = (match[2] ?? 'day').toLowerCase();
-  if (unit === 'month') at.setUTCMonth(at.getUTCMonth() + n);
-  else if (unit === 'year') at.setUTCFullYear(at.getUTCFullYear() + n);
-  else at.setUTCDate(at.getUTCDate() + n * (unit === 'week' ? 7 : 1));
+  if (unit === 'month' || unit === 'year') {
+    const day = anchorDay ?? at.getUTCDate();
+    // Year, month and day 1 at once, so a long month's day cannot overflow into the next month.
+    at.setUTCFullYear(at.getUTCFullYear(), at.getUTCMonth() + (unit === 'year' ? 12 : 1) * n, 1);
+    const lastDay = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 0)).getUTCDate();
+    at.setUTCDate(Math.min(day, lastDay));
+  } else {
+    at.setUTCDate(at.getUTCDate() + n * (unit === 'week' ? 7 : 1));
+  }
   return at.toISOString().slice(0, 10);
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
+/** The subscription's day of the month: clamping only shortens it, so the largest day a deduction fell on. */
+function anchorDayOf(deductions: readonly Order[]): number | undefined {
+  const days = deductions.flatMap((d) => {
+    const day = /^\d{4}-\d{2}-(\d{2})/.exec(text(d.data.deductionTime) ?? '')?.[1];
+    return day === undefined ? [] : [Number(day)];
+  });
+  return days.length === 0 ? undefined : Math.max(...days);
+}
 
 export async function subscriptionView(store: OrderStore, parent: Order): Promise<SubscriptionView> {
   const deductions = (await store.listChildren?.(parent.id)) ?? [];
@@ -126,7 +154,7 @@ export async function subscriptionView(store: OrderStore, parent: Order): Promis
   const last = deductions.at(-1);
   const lastTime = text(last?.data.deductionTime);
   const period = text(last?.data.deductionPeriod) ?? text(parent.data.deductionPeriod);
-  const computed = lastTime !== null && period !== null ? afterPeriod(lastTime, period) : null;
+  const computed = lastTime !== null && period !== null ? afterPeriod(lastTime, period, anchorDayOf(deductions)) : null;
   return {
     parent,
     recurringId: text(parent.data.recurringId) ?? '',

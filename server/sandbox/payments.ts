@@ -39,12 +39,22 @@ export function setStatus(tx: SandboxTransaction, status: Status, event: string)
 
 const INTERVAL_DAYS: Readonly<Record<string, number>> = { day: 1, week: 7, month: 0, year: 0 };
 
-/** The next deduction time: `intervalCount` intervals after `from` (months and years by calendar). */
-export function nextDeduction(from: Date, interval: string, intervalCount: number): Date {
+/**
+ * The next deduction time: `intervalCount` intervals after `from`. Months and years go by the
+ * calendar and keep the contract's day of the month (`anchorDay`, default `from`'s), clamped to
+ * the month's last day: 31 January → 28 (29) February → 31 March, never 3 March.
+ */
+export function nextDeduction(from: Date, interval: string, intervalCount: number, anchorDay: number = from.getUTCDate()): Date {
   const next = new Date(from.getTime());
-  if (interval === 'month') next.setUTCMonth(next.getUTCMonth() + intervalCount);
-  else if (interval === 'year') next.setUTCFullYear(next.getUTCFullYear() + intervalCount);
-  else next.setUTCDate(next.getUTCDate() + (INTERVAL_DAYS[interval] ?? 1) * intervalCount);
+  if (interval !== 'month' && interval !== 'year') {
+    next.setUTCDate(next.getUTCDate() + (INTERVAL_DAYS[interval] ?? 1) * intervalCount);
+    return next;
+  }
+  const months = from.getUTCMonth() + (interval === 'year' ? 12 : 1) * intervalCount;
+  // Year, month and day 1 at once, so a long month's day cannot overflow into the next month.
+  next.setUTCFullYear(from.getUTCFullYear(), months, 1);
+  const lastDay = new Date(Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 0)).getUTCDate();
+  next.setUTCDate(Math.min(anchorDay, lastDay));
   return next;
 }
 
@@ -66,6 +76,7 @@ function createSubscription(ctx: SandboxContext, tx: SandboxTransaction, request
     period: `${request.intervalCount} ${request.interval}`,
     status: 'active',
     nextDeductionAt: nextDeduction(start, request.interval, request.intervalCount).toISOString(),
+    anchorDay: start.getUTCDate(),
     createdAt: now.toISOString(),
     cancelledAt: null,
     billingCycle: request.billingCycle,
@@ -224,6 +235,7 @@ export function notify(ctx: SandboxContext, tx: SandboxTransaction, type: Notifi
     orderNo: tx.orderNo,
     webhooksType: type,
     url: tx.notifyUrl,
-    fields: notificationFields(ctx, tx, type, extra),
+    // A payment that started or charges a subscription names it, as the direct reply does.
+    fields: notificationFields(ctx, tx, type, type === 'payment' && tx.recurringId !== '' ? { ...subscriptionFields(ctx, tx), ...extra } : extra),
   });
 }

@@ -75,7 +75,7 @@ function step(ctx: SandboxContext, subscription: SandboxSubscription, charged: S
       charged.push(tx);
       next.deductions = number;
       next.failNext = null;
-      next.nextDeductionAt = nextDeduction(at, subscription.interval, subscription.intervalCount).toISOString();
+      next.nextDeductionAt = nextDeduction(at, subscription.interval, subscription.intervalCount, subscription.anchorDay).toISOString();
       const cycles = subscription.billingCycle ?? 0;
       if (cycles > 0 && number >= cycles) {
         next.status = 'ended';

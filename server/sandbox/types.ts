@@ -157,6 +157,8 @@ export interface SandboxSubscription {
   /** When set, the next deduction is declined with this result_info, then it is cleared. */
   failNext?: string | null;
   endedAt?: string | null;
+  /** The contract start's day of the month (UTC): monthly deductions keep it, clamped to short months. Absent on older rows (the last deduction's day). */
+  anchorDay?: number;
 }
 
 export interface DeliveryAttempt {

@@ -27,8 +27,12 @@ const formSchema = z.object({
 
 /** How many recent orders are scanned for the recurring id when no order number is given. */
 const SCAN_LIMIT = 5000;
-/** How many of the newest orders the list looks at for first payments with a subscription. */
+/** How many orders one page of the list looks at for first payments with a subscription (newest first). */
 const LIST_SCAN = 500;
+
+const listQuerySchema = z.object({
+  page: z.coerce.number().int().min(1).max(10_000).optional(),
+});
 
 async function findOrder(store: OrderStore, recurringId: string, orderNo: string): Promise<Order | null> {
   if (orderNo !== '') {
@@ -48,9 +52,13 @@ export function registerSubscriptionRoutes(router: Router, ctx: RouteContext): v
   const { kit } = ctx.options;
   const page = { title: 'Cancel a subscription', section: 'subscriptions' };
 
-  router.get('/subscriptions', async (_req, res) => {
-    const recent = await kit.store.list({ limit: LIST_SCAN });
-    const parents = recent.filter((o) => o.parentId === undefined && typeof o.data.recurringId === 'string');
+  router.get('/subscriptions', async (req, res) => {
+    const parsed = listQuerySchema.safeParse(req.query);
+    if (!parsed.success) throw new ValidationError(zodIssuesToFields(parsed.error));
+    const pageNo = parsed.data.page ?? 1;
+    // One page per window of orders: older subscriptions are on later pages, however many orders there are.
+    const window = await kit.store.list({ limit: LIST_SCAN + 1, offset: (pageNo - 1) * LIST_SCAN });
+    const parents = window.slice(0, LIST_SCAN).filter((o) => o.parentId === undefined && typeof o.data.recurringId === 'string');
     const subscriptions = await Promise.all(parents.map(async (parent) => {
       const view = await subscriptionView(kit.store, parent);
       return {
@@ -59,7 +67,9 @@ export function registerSubscriptionRoutes(router: Router, ctx: RouteContext): v
         failedCount: view.deductions.filter((d) => d.state === 'declined' || d.state === 'failed').length,
       };
     }));
-    sendView(res, ctx.views, 'subscription-list', { title: 'Subscriptions', section: 'subscriptions', subscriptions, scanned: LIST_SCAN });
+    sendView(res, ctx.views, 'subscription-list', {
+      title: 'Subscriptions', section: 'subscriptions', subscriptions, scanned: LIST_SCAN, page: pageNo, hasNext: window.length > LIST_SCAN, pagerQuery: '',
+    });
   });
 
   router.get('/subscriptions/cancel', (_req, res) => {

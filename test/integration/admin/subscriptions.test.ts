@@ -3,6 +3,7 @@
  * deductions (recorded by the sweeper from the gateway's query), next deduction and status,
  * and the staff cancel from the list, which the list and the store then show as cancelled.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StaffSession, startHarness, type AdminHarness } from './harness.js';
 
@@ -43,5 +44,28 @@ describe('subscriptions list', () => {
     const cancelled = after.text.slice(after.text.indexOf(`data-recurring-id="${recurringId}"`));
     expect(cancelled).toMatch(/<dd class="subscription-status">cancelled<\/dd>/);
     expect(cancelled.slice(0, cancelled.indexOf('</section>'))).not.toContain('Cancel subscription');
+  });
+
+  it('pages through older orders: a subscription behind 500 newer orders is on page 2; a bad page is a 400 naming it', async () => {
+    const order = await h.createAuthorised({ subscription: true, amount: 1300 });
+    const recurringId = String(order.data.recurringId);
+    const later = Date.now() + 60_000;
+    for (let i = 0; i < 500; i++) {
+      await h.kit.store.create({ id: randomUUID(), orderNo: `NEWER-${randomUUID().slice(0, 8)}-${String(i)}`, amount: 100, currency: 'USD', createdAt: new Date(later + i) });
+    }
+    const staff = new StaffSession(h.admin, 'lee');
+    const first = await staff.get('/subscriptions');
+    expect(first.status).toBe(200);
+    expect(first.text).not.toContain(`data-recurring-id="${recurringId}"`);
+    expect(first.text).toContain('href="?page=2"');
+
+    const second = await staff.get('/subscriptions?page=2');
+    expect(second.status).toBe(200);
+    expect(second.text).toContain(`data-recurring-id="${recurringId}"`);
+    expect(second.text).toContain('href="?page=1"');
+
+    const bad = await staff.get('/subscriptions?page=zero');
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('page');
   });
 });

@@ -108,6 +108,7 @@ describe('createCheckoutKit options', () => {
     ['sweeper.expireAfterMs', 0, 'sweeper.expireAfterMs', /larger than/],
     ['sweeper.leaseMs', 10, 'sweeper.leaseMs', /at least 1000/],
     ['sweeper.batchSize', 101, 'sweeper.batchSize', /1 to 100/],
+    ['sweeper.subscriptionScanLimit', 0, 'sweeper.subscriptionScanLimit', /1 to 100000/],
     ['logger', console.log, 'logger', /pino-compatible/],
     ['client', {}, 'client', /createGatewayClient/],
     ['fetch', 'fetch', 'fetch', /fetch-compatible/],

@@ -34,11 +34,24 @@ describe('owedHooks for a deduction', () => {
 
 describe('afterPeriod', () => {
   it('adds one period to a date in either reply format', () => {
-    expect(afterPeriod('2026-01-31 10:00:00', '1 month')).toBe('2026-03-03');
+    expect(afterPeriod('2026-01-15 10:00:00', '1 month')).toBe('2026-02-15');
     expect(afterPeriod('2026-02-01', '2 week')).toBe('2026-02-15');
     expect(afterPeriod('2026-02-01', '1 year')).toBe('2027-02-01');
     expect(afterPeriod('2026-02-01', '3 days')).toBe('2026-02-04');
     expect(afterPeriod('not a date', '1 month')).toBeNull();
     expect(afterPeriod('2026-02-01', 'fortnightly')).toBeNull();
+  });
+
+  it('clamps a month to its last day and keeps the contract\'s day after a short month', () => {
+    expect(afterPeriod('2026-01-31 10:00:00', '1 month')).toBe('2026-02-28');
+    expect(afterPeriod('2028-01-31', '1 month')).toBe('2028-02-29');
+    expect(afterPeriod('2026-02-28', '1 month', 31)).toBe('2026-03-31');
+    expect(afterPeriod('2026-03-31', '1 month', 31)).toBe('2026-04-30');
+    expect(afterPeriod('2026-04-30', '1 month', 31)).toBe('2026-05-31');
+    expect(afterPeriod('2026-02-28', '1 month', 30)).toBe('2026-03-30');
+    expect(afterPeriod('2025-12-31', '2 months')).toBe('2026-02-28');
+    expect(afterPeriod('2028-02-29', '1 year')).toBe('2029-02-28');
+    expect(afterPeriod('2029-02-28', '1 year', 29)).toBe('2030-02-28');
+    expect(afterPeriod('2031-02-28', '1 year', 29)).toBe('2032-02-29');
   });
 });
