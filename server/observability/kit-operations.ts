@@ -5,10 +5,9 @@
  * (docs/operations.md).
  */
 import type { Router } from 'express';
-import type { ResolvedKitOptions } from '../checkout/options-types.js';
 import type { OrderStore } from '../orders/store.js';
-import { createHealth, createHealthRouter, type Health } from './health.js';
-import { createKitMetrics, type KitMetrics } from './metrics.js';
+import { createHealth, createHealthRouter, type Health, type HealthOptions } from './health.js';
+import { createKitMetrics, type KitMetrics, type KitMetricsOptions } from './metrics.js';
 import { createMetricsRouter } from './metrics-router.js';
 
 export interface KitOperations {
@@ -22,7 +21,15 @@ export interface KitOperations {
   healthRouter: Router;
 }
 
-export function createKitOperations(options: ResolvedKitOptions, store: OrderStore): KitOperations {
+/** The parts of the kit's resolved options these read (the kit passes its whole config). */
+export interface KitOperationsOptions {
+  metrics: KitMetricsOptions;
+  gateway: { baseUrl: string };
+  health: Pick<HealthOptions, 'gatewayTimeoutMs' | 'outboxStuckAfterMs'>;
+  fetch?: HealthOptions['fetch'] | undefined;
+}
+
+export function createKitOperations(options: KitOperationsOptions, store: OrderStore): KitOperations {
   const metrics = createKitMetrics({ registry: options.metrics.registry, store });
   const health = createHealth({
     store,
