@@ -52,6 +52,10 @@ export interface Catalogue {
   translator: (locale: string) => Translator;
 }
 
+/** Bounds of the negotiated-language memo: distinct values kept, and the longest value kept. */
+const NEGOTIATED_MAX = 256;
+const NEGOTIATED_KEY_MAX = 200;
+
 function readLocale(locale: BuiltInLocale): TranslationTree {
   return JSON.parse(readFileSync(new URL(`./locales/${locale}.json`, import.meta.url), 'utf8')) as TranslationTree;
 }
@@ -96,9 +100,19 @@ export function createCatalogue(options: CatalogueOptions = {}): Catalogue {
     const known = translators.get(locale);
     if (known !== undefined) return known;
     const fixed = instance.getFixedT(locale);
+    // Strings are fixed once the catalogue is made, so a key without variables is looked up once:
+    // i18next's lookup was a tenth of a hosted pay page's CPU.
+    const plain = new Map<string, string>();
     const t = (key: string, vars?: Vars): string => {
-      if (instance.getResource(locale, 'translation', key) === undefined) options.onMissing?.(locale, key);
-      return fixed(key, vars ?? {});
+      if (vars === undefined) {
+        const known = plain.get(key);
+        if (known !== undefined) return known;
+      }
+      const missing = instance.getResource(locale, 'translation', key) === undefined;
+      if (missing) options.onMissing?.(locale, key);
+      const value = fixed(key, vars ?? {});
+      if (vars === undefined && !missing) plain.set(key, value);
+      return value;
     };
     const made: Translator = {
       locale,
@@ -118,15 +132,29 @@ export function createCatalogue(options: CatalogueOptions = {}): Catalogue {
     return made;
   }
 
+  // Every page negotiates its language, mostly from the same few tags and headers: each answer
+  // is kept (a bounded map, as headers come from anyone), so parsing one header runs once.
+  const negotiated = new Map<string, string | null>();
+  const negotiate = (value: string): string | undefined => {
+    const known = negotiated.get(value);
+    if (known !== undefined) return known ?? undefined;
+    const match = negotiateLocale(value, locales);
+    if (value.length <= NEGOTIATED_KEY_MAX) {
+      if (negotiated.size >= NEGOTIATED_MAX) negotiated.clear();
+      negotiated.set(value, match ?? null);
+    }
+    return match;
+  };
+
   return {
     locales,
     defaultLocale,
     pick(preferred, acceptLanguage) {
       for (const candidate of preferred) {
-        const match = candidate === undefined ? undefined : negotiateLocale(candidate, locales);
+        const match = candidate === undefined ? undefined : negotiate(candidate);
         if (match !== undefined) return match;
       }
-      return negotiateLocale(acceptLanguage ?? '', locales) ?? defaultLocale;
+      return negotiate(acceptLanguage ?? '') ?? defaultLocale;
     },
     translator,
   };

@@ -164,7 +164,7 @@ describe('control API', () => {
 
   it('lists state as JSON', async () => {
     const state = (await (await fetch(`${h.baseUrl}/_sandbox/state`)).json()) as Record<string, unknown[]>;
-    expect(Object.keys(state).sort()).toEqual(['faults', 'notifications', 'payouts', 'refunds', 'subscriptions', 'transactions', 'updateOrders']);
+    expect(Object.keys(state).sort()).toEqual(['faults', 'notifications', 'payouts', 'refunds', 'subscriptions', 'tokens', 'transactions', 'updateOrders']);
     expect(state.transactions?.length).toBe(h.sandbox.ledger.transactions().length);
   });
 });

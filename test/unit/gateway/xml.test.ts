@@ -3,7 +3,8 @@ import { XMLBuilder } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../../server/errors.js';
 import type { RiskReason } from '../../../server/gateway/schemas/responses.js';
-import { buildResponXml, MAX_XML_BYTES, parseAuthoriseXml, type ResponXmlFields } from '../../../server/gateway/xml.js';
+import { buildResponXml, MAX_XML_BYTES, parseAuthoriseXml, readFlatRespon, readGeneralRespon, type ResponXmlFields } from '../../../server/gateway/xml.js';
+import { authoriseFixture } from '../../fixtures/wire/authorise.js';
 
 const expectMalformed = (xml: string): void => {
   try {
@@ -80,6 +81,83 @@ describe('parseAuthoriseXml', () => {
     expectMalformed('<respon><order_no>A</order_no><amount><x>1</x></amount></respon>');
     expectMalformed('<respon><order_no>A</order_no><amount>ten</amount></respon>');
     expectMalformed('<respon><amount>1.00</amount></respon>');
+  });
+});
+
+describe('the flat reader of the usual reply', () => {
+  /** The general path's answer, or null when it refuses. */
+  const general = (xml: string): Record<string, unknown> | null => {
+    try {
+      return readGeneralRespon(xml);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ProtocolError);
+      return null;
+    }
+  };
+
+  it('reads the gateway\'s reply itself, as the general path does', () => {
+    const fields = readFlatRespon(authoriseFixture.reply.body);
+    expect(fields).not.toBeNull();
+    expect(fields).toEqual(readGeneralRespon(authoriseFixture.reply.body));
+    const reply = buildResponXml({ order_no: 'A&B', note: ' <x> ', risk_reasons: [{ name: 'a', status: '1' }, { name: 'b', status: '2' }] });
+    expect(readFlatRespon(reply)).toEqual(readGeneralRespon(reply));
+  });
+
+  it('leaves to the general path every shape it does not read', () => {
+    for (const xml of [
+      '<respon><order_no>A</order_no><amount>1.00</amount><amount>2.00</amount></respon>',
+      '<respon><order_no>A</order_no><extra><deep>1</deep></extra></respon>',
+      '<respon><order_no>A</order_no><risk_reasons><reason><name>a</name></reason></risk_reasons></respon>',
+      '<respon><order_no a="1">A</order_no></respon>',
+      '<respon><!-- c --><order_no>A</order_no></respon>',
+      '<respon><order_no><![CDATA[A]]></order_no></respon>',
+      '<respon><order_no>A&foo;</order_no></respon>',
+      '<respon><order_no>A</amount></respon>',
+      '<respon><__proto__>1</__proto__></respon>',
+      '<respon><toString>1</toString></respon>',
+      '<respon>text<order_no>A</order_no></respon>',
+      '<respon><order_no>A</order_no></respon><respon/>',
+      ' <?xml version="1.0"?><respon/>',
+    ]) {
+      expect(readFlatRespon(xml), xml).toBeNull();
+    }
+  });
+
+  it('never accepts what the general path refuses, and answers as it does (property)', () => {
+    const name = fc.constantFrom('respon', 'order_no', 'amount', 'note', 'risk_reasons', 'name', 'status', 'x', '__proto__', 'constructor', 'toString', 'a.b-c');
+    const text = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', '0', ' ', '\n', '\t', '\u00a0', '>', '"', "'", ';', '#', 'x', '&', '&amp;', '&lt;', '&#65;', '&#x42;', '&#0;', '&#1114112;', '&foo;', '&#x;', 'é', '\u0001', ']]>') }),
+      fc.string(),
+    );
+    const piece = fc.oneof(
+      name.map((n) => `<${n}>`),
+      name.map((n) => `</${n}>`),
+      name.map((n) => `<${n}/>`),
+      text,
+      fc.constantFrom('<?xml version="1.0" encoding="UTF-8"?>', '<?xml version="1.0"?>', '<!-- c -->', '<![CDATA[<a>]]>', '<a b="1">', '</ respon>', ' ', '<', '>'),
+    );
+    // Mostly the reply's own shape, with pieces spliced in.
+    const element = fc.tuple(name, text).map(([n, t]) => `<${n}>${t}</${n}>`);
+    const reasons = fc.array(fc.tuple(fc.constantFrom('name', 'status'), text), { maxLength: 4 })
+      .map((children) => `<risk_reasons>${children.map(([n, t]) => `<${n}>${t}</${n}>`).join('')}</risk_reasons>`);
+    const body = fc.array(fc.oneof(element, reasons, piece, fc.constant(' \n ')), { maxLength: 8 }).map((parts) => parts.join(''));
+    const documents = fc.oneof(
+      fc.tuple(fc.constantFrom('', '<?xml version="1.0" encoding="UTF-8"?>', ' '), body, fc.constantFrom('', ' \n', '<x/>'))
+        .map(([head, inner, tail]) => `${head}<respon>${inner}</respon>${tail}`),
+      fc.array(piece, { maxLength: 12 }).map((parts) => parts.join('')),
+    );
+    let read = 0;
+    fc.assert(
+      fc.property(documents, (xml) => {
+        const flat = readFlatRespon(xml);
+        if (flat === null) return;
+        read++;
+        expect(flat).toEqual(general(xml));
+      }),
+      { numRuns: 5000 },
+    );
+    // The property says something only if the flat reader took a good share of the documents.
+    expect(read).toBeGreaterThan(200);
   });
 });
 
