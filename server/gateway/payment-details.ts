@@ -19,7 +19,7 @@ const httpUrl = z.string().max(2000).regex(/^https?:\/\/\S+$/i, 'must be an http
 const ip = z.string().max(50).regex(/^[0-9A-Fa-f:.]{2,50}$/, 'must be an IP address');
 
 /** A calendar date as `YYYY-MM-DD` that exists (2001-02-29 does not). */
-export const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD').refine((value) => {
+export const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date YYYY-MM-DD', abort: true }).refine((value) => {
   const [y, m, d] = value.split('-').map(Number) as [number, number, number];
   const date = new Date(Date.UTC(y, m - 1, d));
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
