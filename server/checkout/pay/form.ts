@@ -6,6 +6,7 @@
  */
 import type { Request, Response } from 'express';
 import { optimiseInput } from '../../gateway/payment-request.js';
+import { needsPersonData } from '../../gateway/person-methods.js';
 import { formatMoney, type Translator } from '../../i18n/index.js';
 import type { Order, PaymentMethodKind } from '../../orders/types.js';
 import type { KitContext } from '../context.js';
@@ -68,7 +69,7 @@ export async function loadApms(ctx: KitContext, req: Request, order: Order, data
     };
     const result = await ctx.client.optimise(optimiseInput(query), { timeoutMs: OPTIMISE_WAIT_MS });
     // The client ranks them, highest acceptance rate first.
-    return result.paymentMethods.map((m) => ({ value: m.paymentMethod, name: m.name ?? m.paymentMethod }));
+    return result.paymentMethods.map((m) => ({ value: m.paymentMethod, name: m.name ?? m.paymentMethod, needsPerson: needsPersonData(m.paymentMethod) }));
   } catch (error) {
     ctx.logger.warn({ orderId: order.id, orderNo: order.orderNo, error }, 'Payment methods unavailable; the pay page offers the other methods');
     return null;
