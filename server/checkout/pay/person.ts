@@ -28,6 +28,8 @@ interface PersonForm {
 
 const isDocumentType = (value: string): value is PersonDocumentType => Object.hasOwn(PERSON_DOCUMENT_TYPES, value);
 const digitsOf = (value: string | undefined): string => (value ?? '').replace(/[\s./-]/g, '');
+/** A phone number as digits: spaces, dots, dashes, brackets and a leading + are how people write it. */
+const phoneDigits = (value: string | undefined): string => (value ?? '').replace(/[\s.()-]/g, '').replace(/^\+/, '');
 
 export function refinePersonForm(value: PersonForm, ctx: z.RefinementCtx): void {
   if (!needsPersonData(value.payment_method)) return;
@@ -45,7 +47,7 @@ export function refinePersonForm(value: PersonForm, ctx: z.RefinementCtx): void 
   if (birth !== '' && !isoDay.safeParse(birth).success) {
     ctx.addIssue({ code: 'custom', path: ['person_birth_date'], message: 'Enter the date of birth as YYYY-MM-DD' });
   }
-  const phone = digitsOf(value.person_phone).replace(/^\+/, '');
+  const phone = phoneDigits(value.person_phone);
   if (phone !== '' && !/^\d{8,15}$/.test(phone)) {
     ctx.addIssue({ code: 'custom', path: ['person_phone'], message: 'Enter the phone number as 8 to 15 digits' });
   }
@@ -61,7 +63,7 @@ export function toPerson(value: PersonForm & { method: 'apm' }): { method: 'apm'
   };
   const birth = value.person_birth_date ?? '';
   if (birth !== '') person.birthDate = birth;
-  const phone = digitsOf(value.person_phone).replace(/^\+/, '');
+  const phone = phoneDigits(value.person_phone);
   if (phone !== '') person.phone = { number: phone };
   return { ...base, person };
 }
