@@ -118,6 +118,10 @@ export async function payFormLocals(
       values: {
         first_name: data.shopper.firstName ?? data.billing?.firstName,
         last_name: data.shopper.lastName ?? data.billing?.lastName,
+        // The payer data the shop already gave, so the shopper only checks it.
+        person_document_type: data.person?.documentType,
+        person_document_number: data.person?.documentNumber ?? data.shopper.document,
+        person_birth_date: data.person?.birthDate ?? data.shopper.birthDate,
         ...state.values,
       },
       errors,

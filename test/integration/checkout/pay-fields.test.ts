@@ -133,7 +133,9 @@ describe('every optional field from createPayment to the wire', () => {
     const { order, payUrl } = await h.kit.createPayment(fullInput(orderNo));
     const browser = new Browser();
     const page = await browser.get(payUrl);
-    // The order already holds the payer's document; what the shopper types replaces those fields.
+    // The order already holds the payer's document: the form shows it; what the shopper types replaces those fields.
+    expect(payForm(page, 'apm').html).toMatch(/name="person_document_number"[^>]*value="12345678909"/);
+    expect(payForm(page, 'apm').html).toMatch(/name="person_birth_date"[^>]*value="1990-12-31"/);
     const issuer = await browser.submit(page, payForm(page, 'apm'), {
       payment_method: 'PIX', person_document_type: 'CPF', person_document_number: '123.456.789-09', person_birth_date: '1990-12-31',
     });
