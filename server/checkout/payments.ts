@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { KitError, ValidationError } from '../errors.js';
+import { isoDay, PAYMENT_DETAIL_KEYS, paymentDetailsShape } from '../gateway/payment-details.js';
 import { amountPartsSchema, orderItemSchema, refineOrderMoney, subscriptionPlanSchema } from '../gateway/payment-request.js';
 import { zodIssuesToFields } from '../gateway/schemas/common.js';
 import type { Order, PaymentMethodKind } from '../orders/types.js';
@@ -23,6 +24,12 @@ const addressSchema = z.strictObject({
   postalCode: z.string().max(20).optional(),
 });
 
+/** The delivery address may name its district and street apart (local APMs read them). */
+const deliverySchema = addressSchema.extend({
+  districtName: z.string().min(1).max(100).optional(),
+  streetName: z.string().min(1).max(200).optional(),
+});
+
 const shopperSchema = z.strictObject({
   id: z.string().min(1).max(64),
   email: z.email().max(100),
@@ -32,6 +39,9 @@ const shopperSchema = z.strictObject({
   lastName: z.string().max(100).optional(),
   /** `id` is the shopper's signed-in shop account: offer saving the card and their saved cards. */
   account: z.boolean().optional(),
+  /** Personal document number (e.g. a tax id). */
+  document: z.string().min(1).max(100).optional(),
+  birthDate: isoDay.optional(),
 });
 
 export const createPaymentSchema = z.strictObject({
@@ -41,7 +51,7 @@ export const createPaymentSchema = z.strictObject({
   items: z.array(orderItemSchema).min(1).max(200),
   shopper: shopperSchema,
   billing: addressSchema.optional(),
-  delivery: addressSchema.optional(),
+  delivery: deliverySchema.optional(),
   /** The gateway's plan fields; `contract_amount` in minor units of `currency`. */
   subscription: subscriptionPlanSchema.optional(),
   note: z.string().max(1000).optional(),
@@ -50,6 +60,8 @@ export const createPaymentSchema = z.strictObject({
   methods: z.array(z.enum(['card', 'apm', 'hosted'])).min(1).optional(),
   /** The shopper's language for the kit's pages and the hosted page, e.g. "nl" or "de-AT". */
   locale: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language tag like "nl" or "de-AT"').optional(),
+  /** Risk data, instalments, quote, APM payer (`person`), bank code, hosted card brand (gateway/payment-details.ts). */
+  ...paymentDetailsShape,
 }).superRefine(refineOrderMoney);
 
 export type CreatePaymentInput = z.input<typeof createPaymentSchema>;
@@ -79,6 +91,9 @@ export async function createPayment(ctx: KitContext, input: unknown): Promise<Cr
 
   const data: Record<string, unknown> = { items: p.items, shopper: p.shopper, website: ctx.options.website };
   for (const key of ['billing', 'delivery', 'note', 'custom', 'subscription', 'amounts', 'methods', 'locale'] as const) {
+    if (p[key] !== undefined) data[key] = p[key];
+  }
+  for (const key of PAYMENT_DETAIL_KEYS) {
     if (p[key] !== undefined) data[key] = p[key];
   }
 

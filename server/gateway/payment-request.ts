@@ -15,6 +15,7 @@ import { encodedItemsLength, ITEMS_MAX_LENGTH, itemsTotal, ITEM_SEPARATORS, type
 import { checkAmountComponents, currencyExponent, MAX_MINOR_UNITS, parseWireAmount } from './money.js';
 import type { ApmPaymentInput, CheckoutInput, DirectPaymentInput } from './operations/payment-inputs.js';
 import type { OptimiseInput } from './operations/optimise.js';
+import { apmDetailFields, hostedCardType, riskDetailFields, wireBirthDate, type PaymentDetails } from './payment-details.js';
 
 const minor = z.int('must be a whole number of minor units').min(0).max(MAX_MINOR_UNITS);
 const wireText = z.union([z.string().max(200), z.number()]);
@@ -66,6 +67,9 @@ export interface PaymentAddress {
   city?: string | undefined;
   address?: string | undefined;
   postalCode?: string | undefined;
+  /** District and street name, which only the APM request carries (delivery address only). */
+  districtName?: string | undefined;
+  streetName?: string | undefined;
 }
 
 export interface PaymentShopper {
@@ -77,6 +81,10 @@ export interface PaymentShopper {
   level?: string | undefined;
   firstName?: string | undefined;
   lastName?: string | undefined;
+  /** Personal document number. */
+  document?: string | undefined;
+  /** `YYYY-MM-DD`; the wire's format is made here. */
+  birthDate?: string | undefined;
 }
 
 /**
@@ -138,6 +146,8 @@ export interface PaymentRequest {
   method: PaymentMethodChoice;
   /** Unix seconds the shopper checked out; default now. */
   checkoutTime?: number | undefined;
+  /** Risk data, instalments, quote, APM payer and the like; each request takes the fields it has. */
+  details?: PaymentDetails | undefined;
 }
 
 type Fields = Record<string, unknown>;
@@ -188,6 +198,8 @@ function commonFields(r: PaymentRequest): Fields {
     shopper_ip: shopper.ip,
     shopper_phone: shopper.phone,
     shopper_level: shopper.level,
+    document: shopper.document,
+    birth_date: wireBirthDate(shopper.birthDate),
     billing_country: billing?.country,
     billing_state: billing?.state,
     billing_city: billing?.city,
@@ -259,12 +271,17 @@ export function mapPaymentRequest(r: PaymentRequest): MappedPayment {
       checkout_time: checkoutTime,
       token_flag: m.saveCard === true ? 'YES' : undefined,
       token_id: m.tokenId,
-    });
+    }, riskDetailFields(r.details, r.currency));
     // The interface sends `card` even when a token pays (empty then), so it is never left out.
     return { kind: 'card', input: { ...input, card: m.number } as DirectPaymentInput };
   }
   if (m.kind === 'apm') {
-    const input = compact(commonFields(r), r.amounts, holderName(r), { payment_method: m.paymentMethod, return_url: m.returnUrl });
+    const input = compact(commonFields(r), r.amounts, holderName(r), {
+      payment_method: m.paymentMethod,
+      return_url: m.returnUrl,
+      delivery_district_name: r.delivery?.districtName,
+      delivery_street_name: r.delivery?.streetName,
+    }, apmDetailFields(r.details, r.currency));
     return { kind: 'apm', input: input as ApmPaymentInput };
   }
   const input = compact(commonFields(r), r.amounts, extendedDeviceFields(r.device), holderName(r), {
@@ -274,7 +291,8 @@ export function mapPaymentRequest(r: PaymentRequest): MappedPayment {
     return_url: m.returnUrl,
     cancel_url: m.cancelUrl,
     default_lang: m.language,
-  });
+    card_type: hostedCardType(r.details),
+  }, riskDetailFields(r.details, r.currency));
   return { kind: 'hosted', input: input as CheckoutInput };
 }
 

@@ -7,13 +7,18 @@ export interface ApmMethod {
   name: string;
   countries: readonly string[];
   baseRate: number;
+  /**
+   * The payer must be identified by a tax document (Brazil's CPF/CNPJ for Pix and boleto): the
+   * sandbox refuses the request without `person.document_number`, as the real methods do.
+   */
+  needsPerson?: boolean;
 }
 
 export const APM_METHODS: readonly ApmMethod[] = [
   { code: 'IDEAL', name: 'iDEAL', countries: ['NL'], baseRate: 0.62 },
-  { code: 'PIX', name: 'Pix', countries: ['BR'], baseRate: 0.6 },
+  { code: 'PIX', name: 'Pix', countries: ['BR'], baseRate: 0.6, needsPerson: true },
   { code: 'BANCONTACT', name: 'Bancontact', countries: ['BE'], baseRate: 0.55 },
-  { code: 'BOLETO', name: 'Boleto Bancário', countries: ['BR'], baseRate: 0.4 },
+  { code: 'BOLETO', name: 'Boleto Bancário', countries: ['BR'], baseRate: 0.4, needsPerson: true },
   { code: 'SOFORT', name: 'Sofort', countries: ['DE', 'AT'], baseRate: 0.5 },
   { code: 'OXXO', name: 'OXXO', countries: ['MX'], baseRate: 0.45 },
 ];

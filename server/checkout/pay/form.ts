@@ -6,6 +6,7 @@
  */
 import type { Request, Response } from 'express';
 import { optimiseInput } from '../../gateway/payment-request.js';
+import { needsPersonData } from '../../gateway/person-methods.js';
 import { formatMoney, type Translator } from '../../i18n/index.js';
 import type { Order, PaymentMethodKind } from '../../orders/types.js';
 import type { KitContext } from '../context.js';
@@ -69,7 +70,7 @@ export async function loadApms(ctx: KitContext, req: Request, order: Order, data
     };
     const result = await ctx.client.optimise(optimiseInput(query), { timeoutMs: OPTIMISE_WAIT_MS });
     // The client ranks them, highest acceptance rate first.
-    return result.paymentMethods.map((m) => ({ value: m.paymentMethod, name: m.name ?? m.paymentMethod }));
+    return result.paymentMethods.map((m) => ({ value: m.paymentMethod, name: m.name ?? m.paymentMethod, needsPerson: needsPersonData(m.paymentMethod) }));
   } catch (error) {
     ctx.logger.warn({ orderId: order.id, orderNo: order.orderNo, error }, 'Payment methods unavailable; the pay page offers the other methods');
     return null;
@@ -118,6 +119,10 @@ export async function payFormLocals(
       values: {
         first_name: data.shopper.firstName ?? data.billing?.firstName,
         last_name: data.shopper.lastName ?? data.billing?.lastName,
+        // The payer data the shop already gave, so the shopper only checks it.
+        person_document_type: data.person?.documentType,
+        person_document_number: data.person?.documentNumber ?? data.shopper.document,
+        person_birth_date: data.person?.birthDate ?? data.shopper.birthDate,
         ...state.values,
       },
       errors,

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../errors.js';
 import { storedSubscriptionPlanSchema, type PaymentDevice, type PaymentMethodChoice, type PaymentRequest } from '../../gateway/payment-request.js';
 import type { SavedCardStore } from '../../orders/saved-cards.js';
+import { paymentDetailsShape, type PaymentDetails } from '../../gateway/payment-details.js';
 import type { Order, PaymentMethodKind } from '../../orders/types.js';
 import type { KitContext } from '../context.js';
 import type { DeviceData } from '../device.js';
@@ -21,6 +22,8 @@ const address = z.object({
   city: z.string().optional(),
   address: z.string().optional(),
   postalCode: z.string().optional(),
+  districtName: z.string().optional(),
+  streetName: z.string().optional(),
 });
 
 /** What the pay route reads from `order.data`; unknown keys (results, timestamps) are ignored. */
@@ -35,6 +38,8 @@ export const payOrderDataSchema = z.object({
     lastName: z.string().optional(),
     /** True when `id` is a signed-in shop account: only then are cards saved and offered. */
     account: z.boolean().optional(),
+    document: z.string().optional(),
+    birthDate: z.string().optional(),
   }),
   billing: address.optional(),
   delivery: address.optional(),
@@ -45,6 +50,7 @@ export const payOrderDataSchema = z.object({
   subscription: storedSubscriptionPlanSchema.optional(),
   amounts: z.record(z.string(), z.int()).optional(),
   methods: z.array(z.enum(['card', 'apm', 'hosted'])).optional(),
+  ...paymentDetailsShape,
 });
 export type PayOrderData = z.infer<typeof payOrderDataSchema>;
 
@@ -111,6 +117,16 @@ function methodChoice(ctx: KitContext, order: Order, body: PayBody, language: st
   return { kind: 'hosted', returnUrl: ctx.urls.return(order.id), cancelUrl: ctx.urls.cancel(order.id), threeDS: ctx.options.threeDS, language };
 }
 
+/** The order's details, with the payer data the shopper typed for an APM that needs it. */
+function paymentDetails(data: PayOrderData, body: PayBody): PaymentDetails {
+  const details: PaymentDetails = {};
+  for (const key of Object.keys(paymentDetailsShape) as (keyof PaymentDetails)[]) {
+    if (data[key] !== undefined) Object.assign(details, { [key]: data[key] });
+  }
+  if (body.method === 'apm' && body.person !== undefined) details.person = { ...details.person, ...body.person };
+  return details;
+}
+
 /** The payment to send for this order and form. */
 export function paymentRequest(
   ctx: KitContext, order: Order, data: PayOrderData, device: DeviceData, body: PayBody, language: string, saved: SavedCardUse = {},
@@ -131,5 +147,6 @@ export function paymentRequest(
     device: paymentDevice(device),
     notifyUrl: ctx.urls.notify(),
     method: methodChoice(ctx, order, body, language, saved),
+    details: paymentDetails(data, body),
   };
 }

@@ -85,6 +85,10 @@ function shopperValues(body: unknown): PayFormState['values'] {
     payment_method: text('payment_method'),
     expiration_month: digits('expiration_month', 2),
     expiration_year: digits('expiration_year', 4),
+    person_document_type: text('person_document_type'),
+    person_document_number: text('person_document_number'),
+    person_birth_date: text('person_birth_date'),
+    person_phone: text('person_phone'),
     method: text('method'),
   };
 }

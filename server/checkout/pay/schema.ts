@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { luhnValid } from '../../card-number.js';
+import { personFormFields, refinePersonForm, toPerson } from './person.js';
 
 export const PAY_METHODS = ['card', 'apm', 'hosted'] as const;
 
@@ -71,13 +72,17 @@ export function payBodySchema(now: () => Date = () => new Date()) {
         ctx.addIssue({ code: 'custom', path: ['expiration_year'], message: 'Check the expiry year' });
       }
     });
-  const apm = z.object({
-    method: z.literal('apm'),
-    payment_method: z
-      .string({ error: 'Choose a payment method' })
-      .trim()
-      .regex(/^[A-Za-z0-9_.-]{1,50}$/, 'Choose a payment method from the list'),
-  });
+  const apm = z
+    .object({
+      method: z.literal('apm'),
+      payment_method: z
+        .string({ error: 'Choose a payment method' })
+        .trim()
+        .regex(/^[A-Za-z0-9_.-]{1,50}$/, 'Choose a payment method from the list'),
+      ...personFormFields,
+    })
+    .superRefine(refinePersonForm)
+    .transform(toPerson);
   const hosted = z.object({ method: z.literal('hosted') });
   return z.discriminatedUnion('method', [card, apm, hosted], { error: 'Choose how to pay' });
 }
@@ -99,6 +104,7 @@ export type PayBodyResult = { ok: true; body: PayBody } | { ok: false; errors: R
 export const PAY_FIELDS = [
   'method', 'card', 'expiration_month', 'expiration_year', 'security_code', 'first_name', 'last_name', 'payment_method',
   'save_card', 'saved_card',
+  'person_document_type', 'person_document_number', 'person_birth_date', 'person_phone',
 ] as const;
 
 /** One error per pay field that was sent more than once (empty when none was). */

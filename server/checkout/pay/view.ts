@@ -18,6 +18,8 @@ export interface OrderSummary {
 export interface ApmChoice {
   value: string;
   name: string;
+  /** The method needs the payer's document (the form shows the payer fields for it). */
+  needsPerson?: boolean;
 }
 
 export interface PayFormOptions {
@@ -49,6 +51,11 @@ export interface PayFormValues {
   payment_method?: string;
   expiration_month?: string;
   expiration_year?: string;
+  /** The payer data typed for an APM that needs it (never card data). */
+  person_document_type?: string;
+  person_document_number?: string;
+  person_birth_date?: string;
+  person_phone?: string;
   /** The method the shopper last used; its form is shown first. */
   method?: string;
 }

@@ -104,6 +104,9 @@ function authoriseApm(ctx: SandboxContext, req: RequestInfo, fields: Record<stri
   const request = validate(apmRequest, fields);
   const method = findApmMethod(request.payment_method);
   if (method === undefined) throw badInput('payment_method', `payment_method ${request.payment_method} is not offered; optimise lists the methods`);
+  if (method.needsPerson === true && (request.person?.document_number ?? '') === '') {
+    throw badInput('person.document_number', `person.document_number is required for ${method.code}: the payer's tax document`);
+  }
   const amount = amountOf(request.amount, request.currency, 'amount');
   assertNewOrder(ctx, account, request.order_no);
   const tx = newTransaction(account, {

@@ -122,7 +122,8 @@ const bankAccount = z.object({
 
 const person = z.object({
   document_number: opt(t(100)), document_type: opt(t(50)), social_name: opt(t(200)), email: opt(t(100)),
-  phone_country_code: opt(country), phone_area_code: opt(t(10)), phone_number: opt(t(50)), birth_date: opt(t(20)),
+  phone_country_code: opt(country), phone_area_code: opt(t(10)), phone_number: opt(t(50)),
+  birth_date: opt(z.string().regex(/^\d{2}-\d{2}-\d{4}$/, 'must be two digits, dash, two digits, dash, four digits')),
   net_monthly_average_income: opt(t(20)), address_street: opt(t(200)), address_number: opt(t(50)), address_complement: opt(t(200)),
   address_postal_code: opt(t(50)), address_city: opt(t(100)), address_state: opt(t(100)), address_country: opt(country), fiscal_country: opt(country),
   documents: opt(z.object({

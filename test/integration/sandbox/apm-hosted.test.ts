@@ -58,7 +58,7 @@ describe('APM payments', () => {
   });
 
   it('abandon: order_status 3 with 0301 and a cancelled payment', async () => {
-    const { request, issuerUrl } = await start({ payment_method: 'PIX', currency: 'BRL' });
+    const { request, issuerUrl } = await start({ payment_method: 'PIX', currency: 'BRL', person: { document_number: '12345678909', document_type: 'CPF' } });
     const back = await decide(issuerUrl, 'abandon');
     expect(back.fields).toMatchObject({ order_status: '3', result_info: '0301:Shopper abandoned the payment' });
     expect(h.sandbox.ledger.transaction(String(request.order_no))).toMatchObject({ orderStatus: '3', paymentStatus: '6000' });
