@@ -8,6 +8,7 @@
  */
 import type { PayoutRecord, PayoutStatus } from '../admin/store.js';
 import type { NotificationFact } from '../gateway/operations/notifications.js';
+import { splitCodeText } from '../gateway/codes.js';
 import type { NotificationResult } from '../observability/observer.js';
 import { confirmDeduction } from '../orders/deduction-confirm.js';
 import { isDeductionOf, recordDeduction, subscriptionData, type DeductionReport } from '../orders/subscriptions.js';
@@ -191,7 +192,11 @@ function orderDataOf(fact: NotificationFact, order: Order): { orderData?: Record
   if (fact.kind === 'dispute' && fact.chargebackReason !== null) return { orderData: { chargebackReason: fact.chargebackReason.slice(0, 500) } };
   const own = order.parentId === undefined && fact.kind === 'payment' && (order.transactionId === null || order.transactionId === fact.transactionId);
   const recurring = own ? fact.recurring : null;
-  const data = recurring === null ? undefined : subscriptionData({ recurringId: recurring.recurringId, contractName: recurring.contractName, period: recurring.period });
+  const subscription = recurring === null ? undefined : subscriptionData({ recurringId: recurring.recurringId, contractName: recurring.contractName, period: recurring.period });
+  // The result code, as the pay answer records it: a notification that settles the payment
+  // before the answer arrives still leaves the decline's reason on the order (metrics, admin).
+  const result = own ? splitCodeText(fact.resultInfo) : null;
+  const data = result === null ? subscription : { ...subscription, resultCode: result.code.slice(0, 20), resultText: result.text.slice(0, 200) };
   return data === undefined ? {} : { orderData: data };
 }
 
