@@ -11,6 +11,9 @@ import { FormPoster } from './post-form.js';
 import { retryGapMs } from './retry.js';
 import type { SandboxNotification } from './types.js';
 
+/** How long after recording a delivery its first attempt goes out (ms). */
+const FIRST_ATTEMPT_DELAY_MS = 20;
+
 export interface NotificationInput {
   merchantId: string;
   accountId: string;
@@ -153,7 +156,10 @@ export class Notifier {
         this.#due.delete(due);
         void this.#attempt(due);
       }
-    }, 0);
+      // An acquirer notifies after it has answered: a first attempt a moment after the answer
+      // keeps that usual order here, so a shop's reply handling is what a test of it exercises
+      // (control routes still send a notification ahead of the answer on purpose).
+    }, FIRST_ATTEMPT_DELAY_MS);
     this.#dueTimer.unref();
   }
 
