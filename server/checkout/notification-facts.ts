@@ -193,9 +193,10 @@ function orderDataOf(fact: NotificationFact, order: Order): { orderData?: Record
   const own = order.parentId === undefined && fact.kind === 'payment' && (order.transactionId === null || order.transactionId === fact.transactionId);
   const recurring = own ? fact.recurring : null;
   const subscription = recurring === null ? undefined : subscriptionData({ recurringId: recurring.recurringId, contractName: recurring.contractName, period: recurring.period });
-  // The result code, as the pay answer records it: a notification that settles the payment
-  // before the answer arrives still leaves the decline's reason on the order (metrics, admin).
-  const result = own ? splitCodeText(fact.resultInfo) : null;
+  // The result code, as the pay answer records it, when the order has none yet: a notification
+  // that settles the payment before the answer arrives still leaves the decline's reason on the
+  // order (metrics, admin); an answer's own code is never overwritten.
+  const result = own && order.data.resultCode === undefined ? splitCodeText(fact.resultInfo) : null;
   const data = result === null ? subscription : { ...subscription, resultCode: result.code.slice(0, 20), resultText: result.text.slice(0, 200) };
   return data === undefined ? {} : { orderData: data };
 }
