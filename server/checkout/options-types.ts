@@ -76,7 +76,7 @@ export interface KitSweeperOptions {
   refundSettleAfterMs?: number;
   /** A pending refund the refund search still does not show once this old becomes failed (default 1 h). */
   refundFailAfterMs?: number;
-  /** How many of the newest approved first payments each run looks at for an active subscription (default 500). */
+  /** How many live subscriptions each run asks the gateway about, paging through all of them run after run (default 500). */
   subscriptionScanLimit?: number;
 }
 

@@ -76,7 +76,7 @@ const FIXES: Record<string, string> = {
   'sweeper.batchSize': `use a whole number from 1 to ${String(QUERY_LIST_MAX_ENTRIES)} (the gateway queries at most ${String(QUERY_LIST_MAX_ENTRIES)} orders per call)`,
   'sweeper.refundSettleAfterMs': 'use a whole number of milliseconds of at least 1',
   'sweeper.refundFailAfterMs': 'use a whole number of milliseconds of at least 1',
-  'sweeper.subscriptionScanLimit': `use a whole number from 1 to ${String(SUBSCRIPTION_SCAN_MAX)} (the newest first payments looked at for a subscription each run)`,
+  'sweeper.subscriptionScanLimit': `use a whole number from 1 to ${String(SUBSCRIPTION_SCAN_MAX)} (the live subscriptions asked about each run)`,
   outbox: 'pass { enabled, intervalMs, leaseMs, batchSize, maxAttempts, backoffMs, maxBackoffMs, waitMs } or leave outbox out',
   'outbox.enabled': 'use true or false',
   'outbox.intervalMs': 'use a whole number of milliseconds of at least 10',

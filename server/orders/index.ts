@@ -5,7 +5,7 @@ export type { FactSource, NewEvent, NewOrder, Order, OrderEvent, OrderPatch, Ord
 export { OPEN_STATES, isFinal } from './state-machine.js';
 export type {
   AppendResult, ClaimDue, DueQuery, ListQuery, NewOutboxEntry, OrderStore, OutboxClaim, OutboxEntry, OutboxFailure,
-  OutboxListQuery, OutboxStatus, PendingRefundQuery, TransitionExtras, TransitionResult,
+  OutboxListQuery, OutboxStatus, PendingRefundQuery, SubscriptionListQuery, TransitionExtras, TransitionResult,
 } from './store.js';
 export { REFUND_STATUSES, checkRefundUpserts, mergeRefunds, refundedTotal } from './refunds.js';
 export type { MergeContext, Refund, RefundChange, RefundSource, RefundStatus, RefundUpsert } from './refunds.js';

@@ -73,6 +73,13 @@ export interface ListQuery {
   offset?: number;
 }
 
+/** A page of subscriptions: a cursor (`after`, an order id) and a page size. */
+export interface SubscriptionListQuery {
+  /** Exclusive: only ids greater than this one. */
+  after?: string;
+  limit: number;
+}
+
 /** One hook call owed by a stored change, written in the same transaction as the change. */
 export interface NewOutboxEntry {
   /** The hook's name in `OrderHooks`, e.g. `onPaid`. */
@@ -204,6 +211,14 @@ export interface OrderStore {
    * but cannot list them (admin, sweeper).
    */
   listChildren?(parentId: string): Promise<Order[]>;
+
+  /**
+   * Optional; the sweeper needs it to find every subscription, however old. First payments
+   * (no `parentId`) whose `data.recurringId` is set and whose `data.subscriptionStatus` is absent or
+   * `active` (neither ended nor cancelled), in ascending `id` order, only ids greater than `after` when given, at most `limit`.
+   * Without it the sweeper looks only among the newest orders (`sweeper.subscriptionScanLimit`).
+   */
+  listSubscriptions?(query: SubscriptionListQuery): Promise<Order[]>;
 
   /**
    * Required. The outbox's claim: picks up to `limit` orders that have a pending entry due now

@@ -1,6 +1,7 @@
 /**
- * The sweeper's subscription round: the recent first payments whose subscription is active are
- * asked about by query (one call per 100), and what `subscription_result` says is reconciled:
+ * The sweeper's subscription round: a page of the live subscriptions (first payments whose
+ * subscription has not ended) is asked about by query (one call per 100), and what
+ * `subscription_result` says is reconciled:
  * every deduction listed under the order number that the store does not hold yet is recorded
  * as a child order (a notification that was lost), and the subscription's status and next
  * deduction are written on the first payment's order for staff.
@@ -26,8 +27,15 @@ export interface SubscriptionSweepOptions {
   store: OrderStore;
   gateway: GatewayPort;
   logger: Logger;
-  /** How many of the newest paid orders are looked at for a subscription. */
+  /** Subscriptions asked about per round (or, for a store without `listSubscriptions`, newest orders looked at). */
   scanLimit: number;
+  /** Where the last round's page ended; kept by the sweeper between rounds. */
+  cursor: SubscriptionCursor;
+}
+
+/** The last subscription (order id) a round asked about; undefined starts again from the first. */
+export interface SubscriptionCursor {
+  after: string | undefined;
 }
 
 /** A subscription starts with an approved first payment, captured or not, and outlives its refund. */
@@ -36,11 +44,29 @@ const ACTIVE_PARENT_STATES = ['authorized', 'paid', 'partially_refunded', 'refun
 const isActiveParent = (o: Order): boolean =>
   o.parentId === undefined && typeof o.data.recurringId === 'string' && o.transactionId !== null && (o.data.subscriptionStatus ?? 'active') === 'active';
 
+const inActiveState = (o: Order): boolean => (ACTIVE_PARENT_STATES as readonly string[]).includes(o.state);
+
+/**
+ * The next page of subscriptions, round after round through all of them however old, so a lost
+ * deduction of a subscription started long ago is still found. A store without
+ * `listSubscriptions` offers only its newest orders, where an old subscription is never seen.
+ */
+async function nextParents(o: SubscriptionSweepOptions): Promise<Order[]> {
+  const { store, cursor } = o;
+  if (store.listSubscriptions === undefined) {
+    return (await store.list({ states: ACTIVE_PARENT_STATES, limit: o.scanLimit })).filter(isActiveParent);
+  }
+  const page = await store.listSubscriptions({ ...(cursor.after === undefined ? {} : { after: cursor.after }), limit: o.scanLimit });
+  // A short page ends the list: the next round starts again from the first subscription.
+  cursor.after = page.length < o.scanLimit ? undefined : page.at(-1)?.id;
+  return page.filter((p) => inActiveState(p) && isActiveParent(p));
+}
+
 /** Null when there is nothing to do (no port support, no child listing, no active subscription). */
 export async function sweepSubscriptions(o: SubscriptionSweepOptions): Promise<SubscriptionSweepReport | null> {
   const { store, gateway, engine, logger } = o;
   if (gateway.querySubscriptions === undefined || store.listChildren === undefined) return null;
-  const parents = (await store.list({ states: ACTIVE_PARENT_STATES, limit: o.scanLimit })).filter(isActiveParent);
+  const parents = await nextParents(o);
   if (parents.length === 0) return null;
   const report: SubscriptionSweepReport = { checked: parents.length, recorded: 0, updated: 0 };
   const answers = await gateway.querySubscriptions(parents.map((p) => p.orderNo));

@@ -19,7 +19,7 @@ import type { ApplyResult, GatewayOrderFact, GatewayPort, ReconcileEngine } from
 import type { OrderStore } from './store.js';
 import { sweepPendingRefunds } from './sweeper-refunds.js';
 import type { RefundSweepReport } from './sweeper-refunds.js';
-import { sweepSubscriptions, type SubscriptionSweepReport } from './sweeper-subscriptions.js';
+import { sweepSubscriptions, type SubscriptionCursor, type SubscriptionSweepReport } from './sweeper-subscriptions.js';
 
 export type { RefundSweepReport } from './sweeper-refunds.js';
 import type { Order, OrderState } from './types.js';
@@ -48,7 +48,7 @@ export interface SweeperOptions {
   refundSettleAfterMs?: number;
   /** A pending refund the refund search still does not show once this old becomes failed. Default 1 h. */
   refundFailAfterMs?: number;
-  /** How many of the newest paid orders each run looks at for an active subscription. Default 500. */
+  /** Live subscriptions each run asks the gateway about, paging through all of them run after run (a store without `listSubscriptions`: the newest orders looked at). Default 500. */
   subscriptionScanLimit?: number;
   logger?: Logger;
   now?: () => Date;
@@ -111,6 +111,7 @@ export function createSweeper(options: SweeperOptions): Sweeper {
   const refundSettleAfterMs = positive('refundSettleAfterMs', options.refundSettleAfterMs ?? 120_000);
   const refundFailAfterMs = positive('refundFailAfterMs', options.refundFailAfterMs ?? 3_600_000);
   const subscriptionScanLimit = positive('subscriptionScanLimit', options.subscriptionScanLimit ?? 500);
+  const subscriptionCursor: SubscriptionCursor = { after: undefined };
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? ((): Date => new Date());
 
@@ -271,7 +272,7 @@ export function createSweeper(options: SweeperOptions): Sweeper {
       logger.error({ err: redact(error) }, 'Sweeper could not look at pending refunds');
     }
     try {
-      const subscriptions = await sweepSubscriptions({ engine, store, gateway, logger, scanLimit: subscriptionScanLimit });
+      const subscriptions = await sweepSubscriptions({ engine, store, gateway, logger, scanLimit: subscriptionScanLimit, cursor: subscriptionCursor });
       if (subscriptions !== null) report.subscriptions = subscriptions;
     } catch (error) {
       report.errors++;

@@ -229,6 +229,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       return copy(found);
     },
 
+    async listSubscriptions(query) {
+      await Promise.resolve();
+      const { after } = query;
+      const found = [...orders.values()]
+        .filter((o) => o.parentId === undefined && typeof o.data.recurringId === 'string' && (o.data.subscriptionStatus ?? 'active') === 'active' && (after === undefined || o.id > after))
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, Math.max(0, query.limit));
+      return copy(found);
+    },
+
     claimOutbox: outbox.claimOutbox,
     completeOutbox: outbox.completeOutbox,
     failOutbox: outbox.failOutbox,

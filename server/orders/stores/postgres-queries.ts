@@ -14,6 +14,9 @@ export function quoteSchema(schema: string): string {
   return `"${schema}"`;
 }
 
+/** The partial index `checkout_orders_subscriptions`'s own WHERE (migration 006). */
+const LIVE_SUBSCRIPTION = "parent_id IS NULL AND (data->>'recurringId') IS NOT NULL AND coalesce(data->>'subscriptionStatus', 'active') = 'active'";
+
 /** Unexpired lease held by someone: such orders are not due. */
 const NOT_LEASED = '(lease_owner IS NULL OR lease_until <= now())';
 
@@ -29,6 +32,9 @@ export function buildQueries(schema: string) {
     byId: `SELECT * FROM ${T} WHERE id = $1`,
     byOrderNo: `SELECT * FROM ${T} WHERE order_no = $1`,
     children: `SELECT * FROM ${T} WHERE parent_id = $1 ORDER BY created_at, id`,
+    // The WHERE repeats the partial index's own (migration 006), so the planner can use it.
+    subscriptions: `SELECT * FROM ${T} WHERE ${LIVE_SUBSCRIPTION} ORDER BY id LIMIT $1`,
+    subscriptionsAfter: `SELECT * FROM ${T} WHERE ${LIVE_SUBSCRIPTION} AND id > $2 ORDER BY id LIMIT $1`,
     byTransactionId: `SELECT * FROM ${T} WHERE transaction_id = $1 ORDER BY created_at, id LIMIT 1`,
     // Compare-and-set in one statement: the version check and the write cannot be separated.
     // $3 is the patch as JSON: a key that is present is applied (even as null), absent keys stay.

@@ -21,7 +21,7 @@ import { buildQueries, quoteSchema } from './postgres-queries.js';
 import { guarded } from './sql/errors.js';
 import { rowToEvent, rowToOrder, rowToRefund } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
-import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch } from './sql/validate.js';
+import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch, checkSubscriptionList } from './sql/validate.js';
 import { uuidV7 } from '../../uuid-v7.js';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres-client.js';
@@ -270,6 +270,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         return rows.map(rowToOrder);
       }),
     listChildren: (parentId) => guarded(ADAPTER, 'listChildren', async () => (await query(Q.children, [parentId])).map(rowToOrder)),
+    listSubscriptions: (list) =>
+      guarded(ADAPTER, 'listSubscriptions', async () => {
+        checkSubscriptionList(list);
+        const rows = list.after === undefined ? await query(Q.subscriptions, [list.limit]) : await query(Q.subscriptionsAfter, [list.limit, list.after]);
+        return rows.map(rowToOrder);
+      }),
     claimOutbox: outbox.claimOutbox,
     completeOutbox: outbox.completeOutbox,
     failOutbox: outbox.failOutbox,

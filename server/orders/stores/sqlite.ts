@@ -22,7 +22,7 @@ import { guarded } from './sql/errors.js';
 import { uuidV7 } from '../../uuid-v7.js';
 import { rowToEvent, rowToOrder, rowToRefund } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
-import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch } from './sql/validate.js';
+import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch, checkSubscriptionList } from './sql/validate.js';
 import { configureDurability, createDurableWrites } from './sqlite-durable.js';
 import type { WalSync } from './sqlite-wal-sync.js';
 import { migrateSqlite } from './sql/migrations.js';
@@ -322,6 +322,12 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
           .map(rowToOrder);
       }),
     listChildren: (parentId: string) => guarded(ADAPTER, 'listChildren', () => children.list.all(parentId).map(rowToOrder)),
+    listSubscriptions: (query) =>
+      guarded(ADAPTER, 'listSubscriptions', () => {
+        checkSubscriptionList(query);
+        const { after, limit } = query;
+        return (after === undefined ? children.subscriptions.all({ limit }) : children.subscriptionsAfter.all({ after, limit })).map(rowToOrder);
+      }),
     claimOutbox: outbox.claimOutbox,
     completeOutbox: outbox.completeOutbox,
     failOutbox: outbox.failOutbox,

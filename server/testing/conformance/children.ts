@@ -1,7 +1,8 @@
 /**
- * Child payments (a subscription's deductions): the parent link read back by every lookup,
- * kept through transitions and in outbox snapshots, and `listChildren` in creation order.
- * Skipped with `subscriptions: false` for an adapter without `listChildren`.
+ * Subscriptions: child payments (a subscription's deductions), whose parent link is read back by
+ * every lookup, kept through transitions and in outbox snapshots, and `listChildren` in creation
+ * order; and `listSubscriptions`, the live subscriptions paged by id. Skipped with
+ * `subscriptions: false` for an adapter without `listChildren` and `listSubscriptions`.
  */
 import { describe, expect, it } from 'vitest';
 import type { Order } from '../../orders/types.js';
@@ -11,6 +12,12 @@ async function listChildren(ctx: ConformanceContext, parentId: string): Promise<
   const list = ctx.store.listChildren?.bind(ctx.store);
   if (list === undefined) throw new Error('the store has no listChildren (pass { subscriptions: false } to skip these cases)');
   return list(parentId);
+}
+
+async function listSubscriptions(ctx: ConformanceContext, after: string | undefined, limit: number): Promise<Order[]> {
+  const list = ctx.store.listSubscriptions?.bind(ctx.store);
+  if (list === undefined) throw new Error('the store has no listSubscriptions (pass { subscriptions: false } to skip these cases)');
+  return list({ ...(after === undefined ? {} : { after }), limit });
 }
 
 export function childCases(ctx: ConformanceContext): void {
@@ -55,6 +62,39 @@ export function childCases(ctx: ConformanceContext): void {
       await ctx.store.create(first);
       await expect(ctx.store.create({ ...ctx.newOrder({ parentId: parent.id }), orderNo: first.orderNo })).rejects.toMatchObject({ code: 'ERR_ORDER_EXISTS' });
       expect((await listChildren(ctx, parent.id)).map((o) => o.id)).toEqual([first.id]);
+    });
+
+    it('pages through the live subscriptions by id: first payments with a recurring id, not ended or cancelled, never a deduction; kept up to date by transitions', async () => {
+      const live = [
+        ctx.newOrder({ state: 'paid', data: { recurringId: 'RC-A' } }),
+        ctx.newOrder({ state: 'authorized', data: { recurringId: 'RC-B', subscriptionStatus: 'active' } }),
+        ctx.newOrder({ state: 'paid', data: { recurringId: 'RC-C', note: 'x' } }),
+      ];
+      const notLive = [
+        ctx.newOrder({ state: 'paid' }),
+        ctx.newOrder({ state: 'paid', data: { recurringId: 'RC-D', subscriptionStatus: 'ended' } }),
+        ctx.newOrder({ state: 'paid', data: { recurringId: 'RC-E', subscriptionStatus: 'cancelled' } }),
+      ];
+      for (const o of [...live, ...notLive]) await ctx.store.create(o);
+      const parent = live[0];
+      if (parent === undefined) return;
+      await ctx.store.create(ctx.newOrder({ parentId: parent.id, state: 'paid', data: { recurringId: 'RC-A' } }));
+      const ids = live.map((o) => o.id).sort();
+      expect((await listSubscriptions(ctx, undefined, 10)).map((o) => o.id)).toEqual(ids);
+      const first = await listSubscriptions(ctx, undefined, 2);
+      expect(first.map((o) => o.id)).toEqual(ids.slice(0, 2));
+      expect((await listSubscriptions(ctx, first.at(-1)?.id, 2)).map((o) => o.id)).toEqual(ids.slice(2));
+      expect(await listSubscriptions(ctx, ids.at(-1), 2)).toEqual([]);
+      expect(await listSubscriptions(ctx, undefined, 0)).toEqual([]);
+
+      // A subscription that ends leaves the list; an order that gains a recurring id joins it.
+      const ended = await ctx.store.transition(parent.id, 0, { data: { subscriptionStatus: 'ended' } }, { type: 'details', source: 'sweeper', data: {} });
+      expect(ended.ok).toBe(true);
+      const joining = notLive[0];
+      if (joining === undefined) return;
+      const joined = await ctx.store.transition(joining.id, 0, { data: { recurringId: 'RC-F' } }, { type: 'details', source: 'notify', data: {} });
+      expect(joined.ok).toBe(true);
+      expect((await listSubscriptions(ctx, undefined, 10)).map((o) => o.id)).toEqual([...ids.filter((id) => id !== parent.id), joining.id].sort());
     });
   });
 }

@@ -9,7 +9,7 @@ import { maskCardNumbers } from '../../../logging.js';
 import { jsonObjectSchema } from '../../fact-schema.js';
 import { ORDER_STATES } from '../../types.js';
 import type { NewEvent, NewOrder, OrderPatch } from '../../types.js';
-import type { NewOutboxEntry, OutboxClaim, OutboxFailure, OutboxListQuery } from '../../store.js';
+import type { NewOutboxEntry, OutboxClaim, OutboxFailure, OutboxListQuery, SubscriptionListQuery } from '../../store.js';
 
 const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const jsonObject = jsonObjectSchema;
@@ -114,4 +114,10 @@ export function checkOutboxFailure(failure: OutboxFailure): void {
 
 export function checkOutboxList(query: OutboxListQuery): void {
   check(outboxListSchema, query, 'query');
+}
+
+const subscriptionListSchema = z.object({ limit: z.number().int().min(0).max(100_000), after: z.string().min(1).optional() });
+
+export function checkSubscriptionList(query: SubscriptionListQuery): void {
+  check(subscriptionListSchema, query, 'query');
 }
