@@ -59,6 +59,10 @@ export async function crash(size: Size): Promise<ScenarioResult> {
     SHOP_PORT: String(shopPort), SANDBOX_PORT: String(sandboxPort), SHOP_SQLITE: files.shop, SANDBOX_SQLITE: files.sandbox,
     TOKEN_SECRET: `crash-token-secret-${randomUUID()}`, SIGN_KEY: `crash-sign-key-${randomUUID()}`, HOOK_LOG: files.hooks, LOG_FILE: files.logs,
     SWEEPER_INTERVAL_MS: '300', STUCK_AFTER_MS: '500', EXPIRE_AFTER_MS: '3000',
+    // An order the killed process's sweeper had claimed stays leased to it until the lease lapses
+    // (60 s by default, longer than the settle window below): a short lease lets the restarted
+    // sweeper take it within the window, as the default does in a shop within a minute.
+    SWEEPER_LEASE_MS: '3000',
   };
   const shopUrl = `http://127.0.0.1:${String(shopPort)}`;
   const kinds: Journey[] = ['direct', '3ds', 'hosted'];
