@@ -1,0 +1,138 @@
+/**
+ * Hostile: partial captures that race or lose their answer. The gateway takes one capture per
+ * authorisation and its own word of it (notification, query) repeats the authorised amount, so the
+ * kit's record of what was captured rests on the amount it wrote before sending. Attacked here:
+ * - ten partial captures of different amounts sent at once on one order (five from code, five
+ *   from the admin) while the gateway's capture notification comes in;
+ * - a capture whose answer is lost (a timeout), then a second capture tried before anyone synced,
+ *   then the notification (or a query sync) settling it;
+ * - a capture lost before the gateway got it: a query sync must free the order to be captured again.
+ * Invariant: the shop's captured amount is the sandbox's `capturedAmount`, `onPaid` runs once, and
+ * what the admin offers as refundable never exceeds what the gateway captured.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Staff } from '../../reliability/support/refund-race.js';
+import { startShop, type Shop } from '../../reliability/support/shop.js';
+import { held, paidIn, postNotify } from './support.js';
+
+let shop: Shop;
+/** Order numbers whose next capture request is lost on the way to the gateway (never sent). */
+const lostOnTheWay = new Set<string>();
+/** Capture request bodies the kit sent toward the gateway. */
+const captureBodies: string[] = [];
+beforeAll(async () => {
+  // The gateway's client gives up after 1 s: a timeout fault loses the answer quickly.
+  shop = await startShop({ admin: true, captureMode: 'manual', notifyTimeScale: 0.00001, timeoutMs: 1000,
+    kit: {
+      fetch: async (input, init) => {
+        const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+        const body = typeof init?.body === 'string' ? init.body : '';
+        if (url.endsWith('/v1/capture')) captureBodies.push(body);
+        const orderNo = [...lostOnTheWay].find((n) => body.includes(n));
+        if (url.endsWith('/v1/capture') && orderNo !== undefined) {
+          lostOnTheWay.delete(orderNo);
+          throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+        }
+        return fetch(input, init);
+      },
+    },
+  });
+});
+afterAll(async () => {
+  await shop.close();
+});
+
+const uniq = (): string => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+async function expectMatchesLedger(orderId: string, orderNo: string): Promise<void> {
+  const order = (await shop.kit.store.get(orderId))!;
+  const tx = shop.sandbox.ledger.transaction(orderNo)!;
+  expect(order.state).toBe('paid');
+  expect(order.capturedAmount).toBe(tx.capturedAmount);
+  expect(shop.hookCalls.filter((c) => c.hook === 'onPaid' && c.orderNo === orderNo)).toHaveLength(1);
+}
+
+describe('partial captures raced or with a lost answer', () => {
+  it('ten captures of different amounts at once (code and admin): the shop records what the gateway captured', async () => {
+    const order = await paidIn(shop, `CRACE-${uniq()}`, 10_000);
+    expect(order.state).toBe('authorized');
+    const staff = new Staff(shop, 'crace');
+    await staff.get(`/orders/${order.id}`);
+    const amounts = [1_000, 2_000, 3_000, 4_000, 5_000, 6_000, 7_000, 8_000, 9_000, 9_500];
+    // Notifications are posted as soon as the sandbox records them, racing the answers.
+    let racing = true;
+    const posted = new Set<string>();
+    const poster = (async () => {
+      while (racing) {
+        for (const f of held(shop, order.orderNo)) {
+          const key = JSON.stringify(f);
+          if (posted.has(key)) continue;
+          posted.add(key);
+          await postNotify(shop, f);
+        }
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    })();
+    shop.sandbox.faults.add({ kind: 'dropNotification', orderNo: order.orderNo });
+    const results = await Promise.allSettled(amounts.map((amount, i) => i % 2 === 0
+      ? shop.kit.orders.capture(order.id, { amount, actor: `code-${String(i)}` })
+      : staff.post(`/orders/${order.id}/capture`, { capture_amount: (amount / 100).toFixed(2) })));
+    racing = false;
+    await poster;
+    expect(results.some((r) => r.status === 'fulfilled')).toBe(true);
+    await shop.sandbox.notifier.flush();
+    for (const f of held(shop, order.orderNo)) expect(await postNotify(shop, f)).toBe(200);
+    await shop.kit.engine.confirm(order.id, 'admin', 'staff');
+    // One capture per authorisation: the kit sends one, the others are refused before sending.
+    expect(captureBodies.filter((b) => b.includes(order.orderNo))).toHaveLength(1);
+    await expectMatchesLedger(order.id, order.orderNo);
+  });
+
+  for (const settle of ['notification', 'query sync'] as const) {
+    it(`a capture whose answer is lost, then another capture tried, settled by ${settle}: the first capture's amount is recorded`, async () => {
+      const order = await paidIn(shop, `CLOST-${settle === 'notification' ? 'N' : 'Q'}-${uniq()}`, 10_000);
+      shop.sandbox.faults.add({ kind: 'dropNotification', orderNo: order.orderNo });
+      shop.sandbox.faults.add({ kind: 'timeout', operation: 'capture', orderNo: order.orderNo, times: 1 });
+      const first = await shop.kit.orders.capture(order.id, { amount: 3_000, actor: 'warehouse' });
+      expect(first.status).toBe('unknown');
+      expect(shop.sandbox.ledger.transaction(order.orderNo)!.capturedAmount).toBe(3_000);
+
+      // Someone tries again before any sync: it must not change what the kit will record.
+      const again = await shop.kit.orders.capture(order.id, { amount: 5_000, actor: 'impatient' }).then((r) => r.status, (err: unknown) => err);
+      expect(again).not.toBe('captured');
+      const staff = new Staff(shop, `clost-${settle}`);
+      await staff.get(`/orders/${order.id}`);
+      await staff.post(`/orders/${order.id}/capture`, { capture_amount: '30.00' });
+
+      if (settle === 'notification') {
+        shop.sandbox.faults.clear();
+        await shop.sandbox.notifier.flush();
+        for (const f of held(shop, order.orderNo)) expect(await postNotify(shop, f)).toBe(200);
+      } else {
+        await staff.post(`/orders/${order.id}/sync`, {});
+      }
+      await expectMatchesLedger(order.id, order.orderNo);
+      // What the admin offers to refund is what was captured, never the whole authorisation.
+      const page = await staff.get(`/orders/${order.id}`);
+      expect(page.text).not.toMatch(/100\.00[^<]*refundable|refundable[^<]*100\.00/i);
+    });
+  }
+
+  it('a capture lost before the gateway got it: refused again until a query sync, then captured once', async () => {
+    const order = await paidIn(shop, `CNOTSENT-${uniq()}`, 10_000);
+    lostOnTheWay.add(order.orderNo);
+    const first = await shop.kit.orders.capture(order.id, { amount: 4_000 });
+    expect(first.status).toBe('unknown');
+    expect(shop.sandbox.ledger.transaction(order.orderNo)!.capturedAmount).toBe(0);
+    await expect(shop.kit.orders.capture(order.id, { amount: 4_000 })).rejects.toMatchObject({ code: 'ERR_ORDER_STATE' });
+    const staff = new Staff(shop, 'cnotsent');
+    await staff.get(`/orders/${order.id}`);
+    expect((await staff.post(`/orders/${order.id}/sync`, {})).status).toBe(303);
+    const again = await shop.kit.orders.capture(order.id, { amount: 2_500 });
+    expect(again.status).toBe('captured');
+    await shop.sandbox.notifier.flush();
+    for (const f of held(shop, order.orderNo)) expect(await postNotify(shop, f)).toBe(200);
+    await expectMatchesLedger(order.id, order.orderNo);
+    expect(shop.sandbox.ledger.transaction(order.orderNo)!.capturedAmount).toBe(2_500);
+  });
+});
