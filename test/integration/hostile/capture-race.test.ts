@@ -6,10 +6,13 @@
  *   from the admin) while the gateway's capture notification comes in;
  * - a capture whose answer is lost (a timeout), then a second capture tried before anyone synced,
  *   then the notification (or a query sync) settling it;
- * - a capture lost before the gateway got it: a query sync must free the order to be captured again.
+ * - a capture lost before the gateway got it: a query sync must free the order to be captured again,
+ *   and a batch capture job meanwhile must not send a capture whose notification would be read
+ *   as the lost one's amount.
  * Invariant: the shop's captured amount is the sandbox's `capturedAmount`, `onPaid` runs once, and
  * what the admin offers as refundable never exceeds what the gateway captured.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Staff } from '../../reliability/support/refund-race.js';
 import { startShop, type Shop } from '../../reliability/support/shop.js';
@@ -18,6 +21,8 @@ import { held, paidIn, postNotify } from './support.js';
 let shop: Shop;
 /** Order numbers whose next capture request is lost on the way to the gateway (never sent). */
 const lostOnTheWay = new Set<string>();
+/** Order numbers whose capture answers reach the kit only after the order's notification did. */
+const answerAfterNotification = new Set<string>();
 /** Capture request bodies the kit sent toward the gateway. */
 const captureBodies: string[] = [];
 beforeAll(async () => {
@@ -33,7 +38,16 @@ beforeAll(async () => {
           lostOnTheWay.delete(orderNo);
           throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
         }
-        return fetch(input, init);
+        const res = await fetch(input, init);
+        const slow = [...answerAfterNotification].find((n) => body.includes(n));
+        if (url.endsWith('/v1/capture') && slow !== undefined) {
+          const text = await res.text();
+          const deadline = Date.now() + 5_000;
+          while (Date.now() < deadline && !held(shop, slow).some((f) => f.payment_status === '2000' || f.order_status === '3')) await sleep(5);
+          for (const f of held(shop, slow)) await postNotify(shop, f);
+          return new Response(text, { status: res.status, headers: res.headers });
+        }
+        return res;
       },
     },
   });
@@ -134,5 +148,36 @@ describe('partial captures raced or with a lost answer', () => {
     for (const f of held(shop, order.orderNo)) expect(await postNotify(shop, f)).toBe(200);
     await expectMatchesLedger(order.id, order.orderNo);
     expect(shop.sandbox.ledger.transaction(order.orderNo)!.capturedAmount).toBe(2_500);
+  });
+
+  it('a batch capture job on an order whose capture answer was lost: not sent until a query sync, then the whole amount recorded', async () => {
+    const order = await paidIn(shop, `CJOB-${uniq()}`, 10_000);
+    shop.sandbox.faults.add({ kind: 'dropNotification', orderNo: order.orderNo });
+    lostOnTheWay.add(order.orderNo);
+    expect((await shop.kit.orders.capture(order.id, { amount: 4_000 })).status).toBe('unknown');
+    // The job's capture answer comes back only after its notification reached the shop.
+    answerAfterNotification.add(order.orderNo);
+    const staff = new Staff(shop, 'cjob');
+    await staff.get('/batch');
+    const runJob = async (): Promise<void> => {
+      const res = await staff.post('/batch', { action: 'capture', orders: order.orderNo });
+      expect(res.status).toBe(303);
+      const jobId = /\/batch\/([0-9a-f-]{36})/.exec(res.location)?.[1] ?? '';
+      for (let i = 0; i < 500 && (await shop.kit.adminStore.getJob(jobId))?.status !== 'done'; i++) await sleep(10);
+    };
+    await runJob();
+    const tx = shop.sandbox.ledger.transaction(order.orderNo)!;
+    const now = (await shop.kit.store.get(order.id))!;
+    if (now.state === 'paid') expect(now.capturedAmount).toBe(tx.capturedAmount);
+    else expect(tx.capturedAmount).toBe(0);
+
+    await staff.get(`/orders/${order.id}`);
+    await staff.post(`/orders/${order.id}/sync`, {});
+    if ((await shop.kit.store.get(order.id))!.state === 'authorized') {
+      await staff.get('/batch');
+      await runJob();
+    }
+    await expectMatchesLedger(order.id, order.orderNo);
+    expect(shop.sandbox.ledger.transaction(order.orderNo)!.capturedAmount).toBe(10_000);
   });
 });
