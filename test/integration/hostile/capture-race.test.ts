@@ -180,4 +180,21 @@ describe('partial captures raced or with a lost answer', () => {
     await expectMatchesLedger(order.id, order.orderNo);
     expect(shop.sandbox.ledger.transaction(order.orderNo)!.capturedAmount).toBe(10_000);
   });
+
+  for (const [currency, amount, part, typed] of [['JPY', 10_000, 3_001, '3001'], ['KWD', 10_000, 3_001, '3.001'], ['EUR', 10_000, 3_001, '30.01']] as const) {
+    it(`a partial capture in ${currency} from code and from the admin form: the gateway captures the same minor units`, async () => {
+      const fromCode = await paidIn(shop, `CCUR-C-${currency}-${uniq()}`, amount, currency);
+      expect((await shop.kit.orders.capture(fromCode.id, { amount: part })).status).toBe('captured');
+      const fromAdmin = await paidIn(shop, `CCUR-A-${currency}-${uniq()}`, amount, currency);
+      const staff = new Staff(shop, `ccur-${currency}`);
+      await staff.get(`/orders/${fromAdmin.id}`);
+      expect((await staff.post(`/orders/${fromAdmin.id}/capture`, { capture_amount: typed })).status).toBe(303);
+      await shop.sandbox.notifier.flush();
+      for (const order of [fromCode, fromAdmin]) {
+        for (const f of held(shop, order.orderNo)) await postNotify(shop, f);
+        await expectMatchesLedger(order.id, order.orderNo);
+        expect(shop.sandbox.ledger.transaction(order.orderNo)!.capturedAmount).toBe(part);
+      }
+    });
+  }
 });
