@@ -4,6 +4,7 @@
  *   while two sweeper rounds read `subscription_result` at the same time;
  * - a deduction charged while its notification is lost, then the subscription cancelled by staff
  *   before the sweeper ran: the sweeper must still record the charge the gateway made.
+ * - staff refunding part of a deduction from its own order page, its notification delivered.
  * Invariant: one child order per deduction the sandbox charged, with the sandbox's amount and
  * outcome; `onRecurringCharge` once per deduction, with one eventId each.
  */
@@ -117,5 +118,64 @@ describe('subscription deductions raced and lost', () => {
     expect(deductionsAtGateway(parent.orderNo)).toHaveLength(1);
     await shop.kit.sweeper.runOnce();
     expect((await shop.kit.store.get(parent.id))!.data.subscriptionStatus).toBe('cancelled');
+  });
+
+  it('a deduction refunded in part at the gateway (the portal): its order records it, the first payment untouched', async () => {
+    const parent = await subscribed(`SUBP-${uniq()}`);
+    shop.sandbox.clock.advance({ months: 1, days: 1 });
+    await shop.sandbox.notifier.flush();
+    const [child] = (await shop.kit.store.listChildren?.(parent.id)) ?? [];
+    expect(child?.state).toBe('paid');
+    const [r] = await shop.kit.client.batch.refund([{ transaction_id: child!.transactionId!, order_no: parent.orderNo, currency: 'USD', amount: child!.amount, refund_amount: 500 }]);
+    expect(r?.ok).toBe(true);
+    await shop.sandbox.notifier.flush();
+    for (const f of held(shop, parent.orderNo)) await postNotify(shop, f);
+    await shop.kit.sweeper.runOnce();
+    const tx = shop.sandbox.ledger.transactions().find((t) => t.transactionId === child!.transactionId)!;
+    expect(tx.refundedAmount).toBe(500);
+    const childNow = (await shop.kit.store.get(child!.id))!;
+    const parentNow = (await shop.kit.store.get(parent.id))!;
+    expect(parentNow.state).toBe('paid');
+    expect(parentNow.attention).toBeNull();
+    expect(childNow.attention).toBeNull();
+    expect(childNow.state).toBe('partially_refunded');
+    expect(parentNow.refundedAmount).toBe(0);
+    expect(parentNow.transactionId).toBe(parent.transactionId);
+    expect(childNow.refundedAmount).toBe(tx.refundedAmount);
+  });
+
+  it('staff refund part of a deduction: the deduction\'s order is refunded as at the gateway, the first payment untouched', async () => {
+    const parent = await subscribed(`SUBF-${uniq()}`);
+    shop.sandbox.clock.advance({ months: 1, days: 1 });
+    await shop.sandbox.notifier.flush();
+    const [child] = (await shop.kit.store.listChildren?.(parent.id)) ?? [];
+    expect(child?.state).toBe('paid');
+    const staff = new Staff(shop, 'subf');
+    await staff.get(`/orders/${child!.id}`);
+    const res = await staff.post(`/orders/${child!.id}/refund`, { refund_amount: '5.00' });
+    expect(res.status).toBe(303);
+    await shop.sandbox.notifier.flush();
+    for (const f of held(shop, parent.orderNo)) await postNotify(shop, f);
+    await shop.kit.sweeper.runOnce();
+
+    const tx = shop.sandbox.ledger.transactions().find((t) => t.transactionId === child!.transactionId)!;
+    const parentTx = shop.sandbox.ledger.transaction(parent.orderNo);
+    const childNow = (await shop.kit.store.get(child!.id))!;
+    const parentNow = (await shop.kit.store.get(parent.id))!;
+    expect(tx.refundedAmount).toBe(500);
+    expect(childNow.refundedAmount).toBe(tx.refundedAmount);
+    expect(childNow.state).toBe('partially_refunded');
+    expect(parentNow.refundedAmount).toBe(shop.sandbox.ledger.transactions().find((t) => t.transactionId === parent.transactionId)!.refundedAmount);
+    expect(parentNow.state).toBe('paid');
+    expect(parentNow.attention).toBeNull();
+    expect(childNow.attention).toBeNull();
+    expect(parentNow.transactionId).toBe(parent.transactionId);
+    expect(parentTx).toBeDefined();
+    // A query sync of either order keeps each refund where it belongs.
+    await shop.kit.engine.confirm(parent.id, 'admin', 'staff');
+    await shop.kit.engine.confirm(child!.id, 'admin', 'staff');
+    expect((await shop.kit.store.get(parent.id))!.refundedAmount).toBe(0);
+    expect((await shop.kit.store.listRefunds(parent.id))).toEqual([]);
+    expect((await shop.kit.store.get(child!.id))!.refundedAmount).toBe(500);
   });
 });
