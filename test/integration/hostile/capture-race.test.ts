@@ -9,6 +9,8 @@
  * - a capture lost before the gateway got it: a query sync must free the order to be captured again,
  *   and a batch capture job meanwhile must not send a capture whose notification would be read
  *   as the lost one's amount.
+ * - a refund of the whole captured part while the authorisation's and capture's notifications
+ *   are replayed, shuffled, many times over.
  * Invariant: the shop's captured amount is the sandbox's `capturedAmount`, `onPaid` runs once, and
  * what the admin offers as refundable never exceeds what the gateway captured.
  */
@@ -197,4 +199,34 @@ describe('partial captures raced or with a lost answer', () => {
       }
     });
   }
+
+  it('refunding the captured 30.00 while the authorisation and capture notifications are replayed shuffled: refunded as at the gateway', async () => {
+    const order = await paidIn(shop, `CREPLAY-${uniq()}`, 10_000);
+    shop.sandbox.faults.add({ kind: 'dropNotification', orderNo: order.orderNo });
+    expect((await shop.kit.orders.capture(order.id, { amount: 3_000 })).status).toBe('captured');
+    await shop.sandbox.notifier.flush();
+    const before = held(shop, order.orderNo);
+    const staff = new Staff(shop, 'creplay');
+    await staff.get(`/orders/${order.id}`);
+    const replays = [...before, ...before, ...before, ...before].sort(() => Math.random() - 0.5);
+    const [refund] = await Promise.all([
+      staff.post(`/orders/${order.id}/refund`, { refund_amount: '30.00' }),
+      ...replays.map((f) => postNotify(shop, f)),
+    ]);
+    expect(refund.status).toBe(303);
+    await shop.sandbox.notifier.flush();
+    const all = held(shop, order.orderNo);
+    await Promise.all([...all, ...all].sort(() => Math.random() - 0.5).map((f) => postNotify(shop, f)));
+    const tx = shop.sandbox.ledger.transaction(order.orderNo)!;
+    const now = (await shop.kit.store.get(order.id))!;
+    expect(tx.refundedAmount).toBe(3_000);
+    expect(now.capturedAmount).toBe(tx.capturedAmount);
+    expect(now.refundedAmount).toBe(tx.refundedAmount);
+    expect(now.state).toBe('refunded');
+    expect(now.attention).toBeNull();
+    expect(shop.hookCalls.filter((c) => c.hook === 'onPaid' && c.orderNo === order.orderNo)).toHaveLength(1);
+    expect(new Set(shop.hookCalls.filter((c) => c.hook === 'onRefunded' && c.orderNo === order.orderNo).map((c) => c.eventId)).size).toBe(1);
+    // Nothing more may be refunded.
+    expect((await staff.post(`/orders/${order.id}/refund`, { refund_amount: '0.01' })).status).not.toBe(303);
+  });
 });
