@@ -9,6 +9,7 @@
  * - a capture lost before the gateway got it: a query sync must free the order to be captured again,
  *   and a batch capture job meanwhile must not send a capture whose notification would be read
  *   as the lost one's amount.
+ * - a capture whose answer and notification are both lost, left to the sweeper alone;
  * - a refund of the whole captured part while the authorisation's and capture's notifications
  *   are replayed, shuffled, many times over.
  * Invariant: the shop's captured amount is the sandbox's `capturedAmount`, `onPaid` runs once, and
@@ -228,5 +229,31 @@ describe('partial captures raced or with a lost answer', () => {
     expect(new Set(shop.hookCalls.filter((c) => c.hook === 'onRefunded' && c.orderNo === order.orderNo).map((c) => c.eventId)).size).toBe(1);
     // Nothing more may be refunded.
     expect((await staff.post(`/orders/${order.id}/refund`, { refund_amount: '0.01' })).status).not.toBe(303);
+  });
+
+  it('captures whose answer and notification are both lost, left to the sweeper: recorded as captured, or freed to capture again', async () => {
+    const taken = await paidIn(shop, `CSWEEP-T-${uniq()}`, 10_000);
+    const notSent = await paidIn(shop, `CSWEEP-N-${uniq()}`, 10_000);
+    shop.sandbox.faults.add({ kind: 'dropNotification', orderNo: taken.orderNo });
+    shop.sandbox.faults.add({ kind: 'timeout', operation: 'capture', orderNo: taken.orderNo, times: 1 });
+    lostOnTheWay.add(notSent.orderNo);
+    const [a, b] = await Promise.all([
+      shop.kit.orders.capture(taken.id, { amount: 7_000 }),
+      shop.kit.orders.capture(notSent.id, { amount: 7_000 }),
+    ]);
+    expect([a.status, b.status]).toEqual(['unknown', 'unknown']);
+    // The claims must be older than the sweeper's stuckAfterMs (1 ms here) to be its business.
+    await sleep(20);
+    const report = await shop.kit.sweeper.runOnce();
+    // The lost-on-the-way claim is the sweeper's alone to settle (the other may already have been
+    // settled by the authorisation's own notification, confirmed by a query that says captured).
+    expect(report.captures?.settled).toBeGreaterThanOrEqual(1);
+    await expectMatchesLedger(taken.id, taken.orderNo);
+    expect(shop.sandbox.ledger.transaction(taken.orderNo)!.capturedAmount).toBe(7_000);
+    expect((await shop.kit.store.get(notSent.id))!.state).toBe('authorized');
+    expect((await shop.kit.orders.capture(notSent.id, { amount: 7_000 })).status).toBe('captured');
+    await shop.sandbox.notifier.flush();
+    for (const f of held(shop, notSent.orderNo)) await postNotify(shop, f);
+    await expectMatchesLedger(notSent.id, notSent.orderNo);
   });
 });
