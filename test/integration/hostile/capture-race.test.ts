@@ -10,6 +10,7 @@
  *   and a batch capture job meanwhile must not send a capture whose notification would be read
  *   as the lost one's amount.
  * - a capture whose answer and notification are both lost, left to the sweeper alone;
+ * - a partial capture from code racing the staff's void (cancel) of the same authorisation;
  * - a refund of the whole captured part while the authorisation's and capture's notifications
  *   are replayed, shuffled, many times over.
  * Invariant: the shop's captured amount is the sandbox's `capturedAmount`, `onPaid` runs once, and
@@ -255,5 +256,28 @@ describe('partial captures raced or with a lost answer', () => {
     await shop.sandbox.notifier.flush();
     for (const f of held(shop, notSent.orderNo)) await postNotify(shop, f);
     await expectMatchesLedger(notSent.id, notSent.orderNo);
+  });
+
+  it('a partial capture from code racing the staff\'s void: the shop ends as the gateway did', async () => {
+    for (let round = 0; round < 4; round++) {
+      const order = await paidIn(shop, `CVOID-${String(round)}-${uniq()}`, 10_000);
+      const staff = new Staff(shop, `cvoid-${String(round)}`);
+      await staff.get(`/orders/${order.id}`);
+      const capture = shop.kit.orders.capture(order.id, { amount: 4_000 }).catch((err: unknown) => err);
+      const voided = staff.post(`/orders/${order.id}/cancel`, {});
+      await Promise.all([capture, voided]);
+      await shop.sandbox.notifier.flush();
+      for (const f of held(shop, order.orderNo)) await postNotify(shop, f);
+      await shop.kit.engine.confirm(order.id, 'admin', 'staff');
+      const tx = shop.sandbox.ledger.transaction(order.orderNo)!;
+      const now = (await shop.kit.store.get(order.id))!;
+      if (tx.capturedAmount > 0) {
+        await expectMatchesLedger(order.id, order.orderNo);
+      } else {
+        expect(now.state).toBe('cancelled');
+        expect(now.capturedAmount).toBe(0);
+        expect(shop.hookCalls.filter((c) => c.hook === 'onPaid' && c.orderNo === order.orderNo)).toHaveLength(0);
+      }
+    }
   });
 });
