@@ -8,6 +8,7 @@ import type { KitError } from '../errors.js';
 import type { AdminGatewayClient } from './options.js';
 import type { ApplyResult, ReconcileEngine, RefundReport } from '../orders/engine-types.js';
 import { isOutcomeUnknown } from '../orders/capture.js';
+import { gatewayOrderRef } from '../orders/subscriptions.js';
 import { refundableOf } from '../orders/engine-refunds.js';
 import type { Refund } from '../orders/refunds.js';
 import type { Order, OrderState } from '../orders/types.js';
@@ -102,7 +103,8 @@ export interface ActionOutcome {
 export { isOutcomeUnknown };
 
 function base(order: Order): { transaction_id: string; order_no: string; currency: string; amount: number } {
-  return { transaction_id: order.transactionId ?? '', order_no: order.orderNo, currency: order.currency, amount: order.amount };
+  // A deduction is known to the gateway by its first payment's order number (and its own transaction id).
+  return { transaction_id: order.transactionId ?? '', order_no: gatewayOrderRef(order.orderNo).orderNo, currency: order.currency, amount: order.amount };
 }
 
 function errorText(error: KitError | null): string | null {

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../errors.js';
 import { BATCH_LIMITS } from '../gateway/schemas/batch.js';
 import type { Logger } from '../logging.js';
+import { capturableOf, requestCapture, withdrawCaptureRequest } from '../orders/capture.js';
 import type { Order } from '../orders/types.js';
 import {
   actionEventData, applyOutcome, ineligibleReason, reachedGoal, refundableOf, reserveRefund, sendAction,
@@ -99,6 +100,8 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     if (!outcome.ok) {
       // A refused refund's pending row fails, freeing what it held.
       if (job.action === 'refund') await applyOutcome(kit.engine, order, job.action, outcome, actor, { data: { jobId: job.id } });
+      // A refused capture captured nothing: its claim goes, as for one order's capture.
+      if (job.action === 'capture') await withdrawCaptureRequest(kit.engine, order, 'admin', actor);
       return { orderNo: order.orderNo, status: 'failed', message: outcome.message ?? 'refused by the gateway' };
     }
     const applied = await applyOutcome(kit.engine, order, job.action, outcome, actor, {
@@ -148,6 +151,17 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         }
         refundRequests.set(order.id, { refundAmount: amount, refundId: reserved.id });
       }
+      if (job.action === 'capture') {
+        // The capture claim, as for one order's capture: the gateway's report of it repeats the
+        // authorised amount, and another capture under way (or with its answer lost) comes first.
+        try {
+          await requestCapture(kit.engine, order, capturableOf(order), 'admin', actor);
+        } catch (err) {
+          if (!(err instanceof Error && 'code' in err && err.code === 'ERR_ORDER_STATE')) throw err;
+          before.push({ orderNo, status: 'failed', message: `not sent: ${err.message}` });
+          continue;
+        }
+      }
       toSend.push(order);
     }
     before.push(...toSend.map((o) => ({ orderNo: o.orderNo, status: 'sent' as const, message: null })));
@@ -160,6 +174,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       // The client checks every order before sending anything: refused input means nothing left.
       // Any other exception stops the job with these orders `sent`, to be settled on resume.
       if (!(err instanceof ValidationError)) throw err;
+      if (job.action === 'capture') for (const order of toSend) await withdrawCaptureRequest(kit.engine, order, 'admin', actor);
       await adminStore.updateJobItems(job.id, toSend.map((o) => ({ orderNo: o.orderNo, status: 'failed' as const, message: `not sent: ${err.message}` })));
       outcomes = [];
     }

@@ -5,6 +5,7 @@
 import type { GatewayClient } from '../gateway/client.js';
 import type { GatewayOrderFact, GatewayPort, GatewaySubscriptionTransaction, RefundReport } from '../orders/engine-types.js';
 import { OUTCOME_STATE, rankOf } from '../orders/state-machine.js';
+import { gatewayOrderRef } from '../orders/subscriptions.js';
 
 type QueryClient = Pick<GatewayClient, 'queries'>;
 
@@ -15,17 +16,24 @@ const REFUND_OUTCOMES: ReadonlySet<string> = new Set(['partially_refunded', 'ref
  * query does not list refunds). Every order asked about has an entry, empty when it has none.
  * Rejects when the search fails: "none" and "unknown" must not be confused.
  */
-async function searchRefunds(client: QueryClient, orderNos: string[]): Promise<Map<string, RefundReport[]>> {
+async function searchRefunds(client: QueryClient, orderNos: string[], transactionOf: ReadonlyMap<string, string | null> = new Map()): Promise<Map<string, RefundReport[]>> {
   const found = new Map<string, RefundReport[]>(orderNos.map((no) => [no, []]));
   if (orderNos.length === 0) return found;
-  const { refunds } = await client.queries.refunds({ refundOrders: orderNos });
+  // A deduction's refunds are listed under its first payment's number: asked for by that number
+  // and told apart by transaction id, as are the first payment's own from its deductions'.
+  const refs = orderNos.map((no) => {
+    const ref = gatewayOrderRef(no);
+    return { no, wire: ref.orderNo, transactionId: ref.transactionId ?? transactionOf.get(no) ?? null };
+  });
+  const { refunds } = await client.queries.refunds({ refundOrders: [...new Set(refs.map((r) => r.wire))] });
   const seen = new Set<string>();
   for (const r of refunds) {
     // Only observed success counts; a reference in another status is not money that moved (yet).
     if (r.orderNo === null || r.refundStatus !== '1' || r.refundAmount === null || r.refundAmount <= 0 || r.refundReferenceId === null) continue;
-    const list = found.get(r.orderNo);
-    if (list === undefined || seen.has(`${r.orderNo}|${r.refundReferenceId}`)) continue;
-    seen.add(`${r.orderNo}|${r.refundReferenceId}`);
+    const ref = refs.find((x) => x.wire === r.orderNo && (x.transactionId === null || (r.transactionId ?? null) === null || r.transactionId === x.transactionId));
+    const list = ref === undefined ? undefined : found.get(ref.no);
+    if (ref === undefined || list === undefined || seen.has(`${ref.no}|${r.refundReferenceId}`)) continue;
+    seen.add(`${ref.no}|${r.refundReferenceId}`);
     list.push({
       referenceId: r.refundReferenceId,
       reference: r.refundReference,
@@ -46,12 +54,23 @@ export function createGatewayPort(client: QueryClient): GatewayPort {
   return {
     async queryOrders(orderNos) {
       const facts = new Map<string, GatewayOrderFact>();
-      const asked = new Set(orderNos);
+      const asked = new Set<string>();
+      /** Deductions asked about, by the gateway's order number, then transaction id: their own order number. */
+      const deductions = new Map<string, Map<string, string>>();
+      for (const no of orderNos) {
+        const ref = gatewayOrderRef(no);
+        if (ref.transactionId === null) asked.add(no);
+        else deductions.set(ref.orderNo, (deductions.get(ref.orderNo) ?? new Map<string, string>()).set(ref.transactionId, no));
+      }
       /** The first subscription transaction seen per order number: later ones under its recurring id are deductions. */
       const subscriptionOf = new Map<string, { recurringId: string; transactionId: string | null }>();
-      if (asked.size > 0) {
-        const result = await client.queries.transactions({ orders: [...asked] });
+      if (asked.size > 0 || deductions.size > 0) {
+        const result = await client.queries.transactions({ orders: [...new Set([...asked, ...deductions.keys()])] });
         for (const q of result.orders) {
+          const deduction = q.transactionId === null ? undefined : deductions.get(q.orderNo)?.get(q.transactionId);
+          if (deduction !== undefined) {
+            facts.set(deduction, { orderNo: deduction, transactionId: q.transactionId, outcome: q.outcome, amount: q.amount, currency: q.currency });
+          }
           if (!asked.has(q.orderNo)) continue;
           const recurringId = q.subscription?.recurringId ?? null;
           if (recurringId !== null) {
@@ -76,8 +95,9 @@ export function createGatewayPort(client: QueryClient): GatewayPort {
       }
       // Refunded orders carry their refunds by reference, for the ledger; when the search fails
       // they carry none, and the ledger is left as it is.
-      const refunded = [...facts.values()].filter((f) => REFUND_OUTCOMES.has(f.outcome)).map((f) => f.orderNo);
-      const lists = await searchRefunds(client, refunded).catch(() => new Map<string, RefundReport[]>());
+      const refunded = [...facts.values()].filter((f) => REFUND_OUTCOMES.has(f.outcome));
+      const transactionOf = new Map(refunded.map((f) => [f.orderNo, f.transactionId]));
+      const lists = await searchRefunds(client, refunded.map((f) => f.orderNo), transactionOf).catch(() => new Map<string, RefundReport[]>());
       for (const [orderNo, list] of lists) {
         const fact = facts.get(orderNo);
         if (fact !== undefined) fact.refunds = list;

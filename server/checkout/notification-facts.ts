@@ -201,15 +201,25 @@ function orderDataOf(fact: NotificationFact, order: Order): { orderData?: Record
   return data === undefined ? {} : { orderData: data };
 }
 
+/** The deduction (child order of `parent`) with this transaction id, when there is one. */
+async function deductionNamed(ctx: KitContext, parent: Order, transactionId: string | null): Promise<Order | null> {
+  if (parent.parentId !== undefined || transactionId === null || transactionId === '' || transactionId === parent.transactionId) return null;
+  const child = await ctx.store.getByTransactionId(transactionId.slice(0, 50));
+  return child?.parentId === parent.id ? child : null;
+}
+
 /** Takes one verified notification. Throws only for store or gateway failures (the caller answers 503). */
 export async function takeNotification(ctx: KitContext, fact: NotificationFact): Promise<Taken> {
   if (fact.kind === 'payout') return { result: 'payout', ...(await takePayout(ctx, fact)) };
-  const order = await findNotifiedOrder(ctx, fact.orderNo, fact.transactionId);
-  if (order === null) return keepUnmatched(ctx, fact, 'no order has this order number or transaction id');
-  if (fact.kind === 'unrecognised') return takeUnrecognised(ctx, fact, order);
-  if (fact.kind === 'payment' && isDeductionOf(order, fact.transactionId, fact.recurring?.recurringId ?? null)) return takeDeduction(ctx, fact, order);
+  const named = await findNotifiedOrder(ctx, fact.orderNo, fact.transactionId);
+  if (named === null) return keepUnmatched(ctx, fact, 'no order has this order number or transaction id');
+  if (fact.kind === 'unrecognised') return takeUnrecognised(ctx, fact, named);
+  if (fact.kind === 'payment' && isDeductionOf(named, fact.transactionId, fact.recurring?.recurringId ?? null)) return takeDeduction(ctx, fact, named);
+  // A refund or dispute of a deduction names its first payment's order number and the deduction's
+  // transaction id: it belongs to the deduction's own order, never to the first payment.
+  const order = (await deductionNamed(ctx, named, fact.transactionId)) ?? named;
 
-  const sameOrderNo = fact.orderNo === null || fact.orderNo === order.orderNo;
+  const sameOrderNo = fact.orderNo === null || fact.orderNo === order.orderNo || order.parentId !== undefined;
   const refund = (fact.outcome === 'partially_refunded' || fact.outcome === 'refunded') && fact.refundReferenceId !== null && fact.refundAmount !== null && fact.refundAmount > 0;
   const result = await ctx.engine.apply({
     orderId: order.id,

@@ -10,7 +10,7 @@ import { KitError, ProtocolError, TransportError, ValidationError } from '../err
 import { moneyText } from '../gateway/money.js';
 import type { BatchApi } from '../gateway/operations/batch.js';
 import type { ReconcileEngine } from './engine-types.js';
-import { REQUESTED_CAPTURE } from './state-machine.js';
+import { REQUESTED_CAPTURE, requestedCaptureOf } from './state-machine.js';
 import type { OrderStore } from './store.js';
 import type { FactSource, Order } from './types.js';
 
@@ -55,6 +55,10 @@ export async function requestCapture(engine: ReconcileEngine, order: Order, amou
   const now = result.order;
   if (now === null || now.state !== 'authorized') {
     throw new KitError('ERR_ORDER_STATE', `The order is ${now?.state ?? 'gone'}, no longer authorised: nothing was captured`, { details: { orderId: order.id } });
+  }
+  if (result.status === 'rejected' || result.status === 'busy' || requestedCaptureOf(now) !== amount) {
+    // Another capture holds the order (sent, or its answer lost): a query sync settles it first.
+    throw new KitError('ERR_ORDER_STATE', `A capture for this order is already under way or its outcome is unknown: query sync first. Nothing was sent (${result.reason ?? result.status})`, { details: { orderId: order.id } });
   }
   return now;
 }

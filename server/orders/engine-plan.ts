@@ -7,7 +7,7 @@
 import type { Logger } from '../logging.js';
 import type { PaymentFact } from './engine-types.js';
 import { cardFree } from './fact-schema.js';
-import { OUTCOME_STATE, TRANSITIONS, decide, mergeAttention } from './state-machine.js';
+import { OUTCOME_STATE, REQUESTED_CAPTURE, TRANSITIONS, decide, mergeAttention, requestedCaptureOf } from './state-machine.js';
 import type { Order, OrderPatch, OrderState } from './types.js';
 
 export type Plan =
@@ -57,6 +57,12 @@ function reportsCurrentState(order: Order, fact: PaymentFact): boolean {
 
 /** `extraReasons`: reasons for staff found before planning (the refund ledger step's). */
 export function planFact(order: Order, fact: PaymentFact, logger: Logger, now: () => Date, extraReasons: readonly string[] = []): Plan {
+  const pending = requestedCaptureOf(order);
+  if (pending !== undefined && typeof fact.orderData?.[REQUESTED_CAPTURE] === 'number') {
+    // One capture per authorisation, and the gateway's report of it does not say the amount: a
+    // second request while one is sent or its answer lost would make the recorded amount a guess.
+    return { kind: 'reject', fact, reason: `a capture of ${String(pending)} minor units was already requested and its outcome is not recorded yet` };
+  }
   const decision = decide(order, fact);
   if (decision.kind === 'reject') return { kind: 'reject', fact, reason: decision.reason };
 

@@ -24,7 +24,7 @@ import { BUSY, createOrderLocks } from './order-lock.js';
 import { impliedCapture, planFact } from './engine-plan.js';
 import type { Plan } from './engine-plan.js';
 import { isRefundFact, ledgerStep } from './engine-refunds.js';
-import { mergeAttention } from './state-machine.js';
+import { mergeAttention, REQUESTED_CAPTURE, requestedCaptureOf } from './state-machine.js';
 import type { Order, OrderPatch } from './types.js';
 
 /** Compare-and-set retries when another writer changes the order meanwhile. */
@@ -277,7 +277,11 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       if (!order) return { status: 'not_found', order: null, reason: 'no such order' };
       const answer = await queryGateway(order.orderNo);
       if (!answer) return { status: 'noop', order, reason: 'the gateway does not know this order (yet)', unconfirmed: true };
-      return apply(factFromAnswer(order.id, answer, source, actor));
+      const fact = factFromAnswer(order.id, answer, source, actor);
+      // Still only authorised at the gateway: a requested capture whose answer was lost did not
+      // happen, so it is withdrawn and the order may be captured again.
+      const uncaptured = answer.outcome === 'authorized' && order.state === 'authorized' && requestedCaptureOf(order) !== undefined;
+      return apply(uncaptured ? { ...fact, orderData: { ...fact.orderData, [REQUESTED_CAPTURE]: null } } : fact);
     },
 
     async record(orderId, newEvent) {

@@ -215,7 +215,8 @@ export interface OrderStore {
   /**
    * Optional; the sweeper needs it to find every subscription, however old. First payments
    * (no `parentId`) whose `data.recurringId` is set and whose `data.subscriptionStatus` is absent or
-   * `active` (neither ended nor cancelled), in ascending `id` order, only ids greater than `after` when given, at most `limit`.
+   * `active`, or `cancelled` without `data.subscriptionCancelSettled: true` (the sweeper asks once
+   * more after a cancel), in ascending `id` order, only ids greater than `after`, at most `limit`.
    * Without it the sweeper looks only among the newest orders (`sweeper.subscriptionScanLimit`).
    */
   listSubscriptions?(query: SubscriptionListQuery): Promise<Order[]>;

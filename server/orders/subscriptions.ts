@@ -39,6 +39,16 @@ export interface DeductionReport {
 /** The kit's order number of a deduction: unique, and the same whichever road reports it first. */
 export const deductionOrderNo = (parentOrderNo: string, transactionId: string): string => `${parentOrderNo}~${transactionId}`;
 
+/**
+ * The gateway's own names of an order: a deduction's are its first payment's order number and its
+ * transaction id (the gateway never heard of `<order_no>~<transaction_id>`; a shop's order number
+ * cannot hold `~`); any other order's are its number and no particular transaction.
+ */
+export function gatewayOrderRef(orderNo: string): { orderNo: string; transactionId: string | null } {
+  const at = orderNo.lastIndexOf('~');
+  return at <= 0 ? { orderNo, transactionId: null } : { orderNo: orderNo.slice(0, at), transactionId: orderNo.slice(at + 1) };
+}
+
 /** The order details a first payment's subscription adds (`data.recurringId`, …); undefined without one. */
 export function subscriptionData(subscription: GatewayPaymentSubscription | null | undefined): Record<string, unknown> | undefined {
   if (subscription == null || subscription.recurringId === '') return undefined;
@@ -86,6 +96,11 @@ async function deductionOrder(store: OrderStore, report: DeductionReport): Promi
 /** Records one deduction on its own order through the engine. Rejects only for store failures. */
 export async function recordDeduction(deps: { store: OrderStore; engine: ReconcileEngine }, report: DeductionReport): Promise<ApplyResult> {
   const order = await deductionOrder(deps.store, report);
+  // A refunded deduction: its refunds are recorded by reference, which the listing does not give
+  // but the gateway's query of the deduction (its refund search) does.
+  if (report.outcome === 'partially_refunded' || report.outcome === 'refunded') {
+    return deps.engine.confirm(order.id, report.source, report.source === 'sweeper' ? 'sweeper' : 'gateway');
+  }
   return deps.engine.apply({
     orderId: order.id,
     transactionId: report.transactionId,

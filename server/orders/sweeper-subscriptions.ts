@@ -1,7 +1,7 @@
 /**
  * The sweeper's subscription round: a page of the live subscriptions (first payments whose
- * subscription has not ended) is asked about by query (one call per 100), and what
- * `subscription_result` says is reconciled:
+ * subscription is active, or was cancelled since the last complete round) is asked about by query
+ * (one call per 100), and what `subscription_result` says is reconciled:
  * every deduction listed under the order number that the store does not hold yet is recorded
  * as a child order (a notification that was lost), and the subscription's status and next
  * deduction are written on the first payment's order for staff.
@@ -41,8 +41,18 @@ export interface SubscriptionCursor {
 /** A subscription starts with an approved first payment, captured or not, and outlives its refund. */
 const ACTIVE_PARENT_STATES = ['authorized', 'paid', 'partially_refunded', 'refunded'] as const;
 
-const isActiveParent = (o: Order): boolean =>
-  o.parentId === undefined && typeof o.data.recurringId === 'string' && o.transactionId !== null && (o.data.subscriptionStatus ?? 'active') === 'active';
+/**
+ * Set on a cancelled subscription's first payment once a round has recorded every deduction the
+ * gateway lists: a deduction charged before the cancel whose notification was lost is only found
+ * by asking once more after it, and nothing can be charged after it.
+ */
+export const CANCEL_SETTLED = 'subscriptionCancelSettled';
+
+const isActiveParent = (o: Order): boolean => {
+  if (o.parentId !== undefined || typeof o.data.recurringId !== 'string' || o.transactionId === null) return false;
+  const status = o.data.subscriptionStatus ?? 'active';
+  return status === 'active' || (status === 'cancelled' && o.data[CANCEL_SETTLED] !== true);
+};
 
 const inActiveState = (o: Order): boolean => (ACTIVE_PARENT_STATES as readonly string[]).includes(o.state);
 
@@ -73,6 +83,8 @@ export async function sweepSubscriptions(o: SubscriptionSweepOptions): Promise<S
   for (const parent of parents) {
     const listed = (answers.get(parent.orderNo) ?? []).filter((t) => t.recurringId === parent.data.recurringId);
     try {
+      // Every listed deduction now has its order (a busy one is asked about again next round).
+      let complete = true;
       for (const t of listed) {
         if (t.transactionId === parent.transactionId) continue;
         const result = await recordDeduction({ store, engine }, {
@@ -80,11 +92,15 @@ export async function sweepSubscriptions(o: SubscriptionSweepOptions): Promise<S
           contractName: t.contractName, period: t.period, time: t.time, source: 'sweeper', data: { confirmedBy: 'query' },
         });
         if (result.status === 'applied') report.recorded++;
+        if (result.status === 'busy' || result.status === 'not_found') complete = false;
       }
       const own = listed.find((t) => t.transactionId === parent.transactionId);
-      if (own === undefined) continue;
-      const data: Record<string, unknown> = { subscriptionStatus: own.recurringStatus === '1' ? 'active' : 'ended' };
-      if (own.time !== null) data.nextDeduction = own.time;
+      if (own === undefined || !complete) continue;
+      // Staff's cancel is kept as such; the round only notes that nothing is left to record.
+      const data: Record<string, unknown> = parent.data.subscriptionStatus === 'cancelled'
+        ? { [CANCEL_SETTLED]: true }
+        : { subscriptionStatus: own.recurringStatus === '1' ? 'active' : 'ended' };
+      if (own.time !== null && parent.data.subscriptionStatus !== 'cancelled') data.nextDeduction = own.time;
       if (own.contractName !== null) data.contractName = own.contractName;
       if (own.period !== null) data.deductionPeriod = own.period;
       const changed = Object.entries(data).filter(([k, v]) => parent.data[k] !== v);

@@ -20,6 +20,7 @@ import type { OrderStore } from './store.js';
 import { sweepPendingRefunds } from './sweeper-refunds.js';
 import type { RefundSweepReport } from './sweeper-refunds.js';
 import { sweepSubscriptions, type SubscriptionCursor, type SubscriptionSweepReport } from './sweeper-subscriptions.js';
+import { sweepCaptureClaims, type CaptureSweepReport } from './sweeper-captures.js';
 
 export type { RefundSweepReport } from './sweeper-refunds.js';
 import type { Order, OrderState } from './types.js';
@@ -73,6 +74,8 @@ export interface SweepReport {
   refunds?: RefundSweepReport;
   /** Present when the run looked at active subscriptions (deductions whose notification was lost). */
   subscriptions?: SubscriptionSweepReport;
+  /** Present when the run found authorised orders whose capture answer was lost. */
+  captures?: CaptureSweepReport;
 }
 
 export interface Sweeper {
@@ -270,6 +273,13 @@ export function createSweeper(options: SweeperOptions): Sweeper {
     } catch (error) {
       report.errors++;
       logger.error({ err: redact(error) }, 'Sweeper could not look at pending refunds');
+    }
+    try {
+      const captures = await sweepCaptureClaims({ engine, store, logger, now, stuckAfterMs, scanLimit: subscriptionScanLimit });
+      if (captures !== null) report.captures = captures;
+    } catch (error) {
+      report.errors++;
+      logger.error({ err: redact(error) }, 'Sweeper could not look at capture claims');
     }
     try {
       const subscriptions = await sweepSubscriptions({ engine, store, gateway, logger, scanLimit: subscriptionScanLimit, cursor: subscriptionCursor });

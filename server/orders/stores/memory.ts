@@ -32,6 +32,12 @@ const copy = <T>(value: T): T => structuredClone(value);
 const sortRefunds = (rows: Refund[]): Refund[] =>
   [...rows].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
+/** Active, or cancelled and not yet asked about once more (`subscriptionCancelSettled`), as listSubscriptions promises. */
+function liveSubscription(data: Record<string, unknown>): boolean {
+  const status = data.subscriptionStatus ?? 'active';
+  return status === 'active' || (status === 'cancelled' && data.subscriptionCancelSettled !== true);
+}
+
 export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore {
   const now = options.now ?? ((): Date => new Date());
   if (process.env.NODE_ENV === 'production') {
@@ -233,7 +239,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       await Promise.resolve();
       const { after } = query;
       const found = [...orders.values()]
-        .filter((o) => o.parentId === undefined && typeof o.data.recurringId === 'string' && (o.data.subscriptionStatus ?? 'active') === 'active' && (after === undefined || o.id > after))
+        .filter((o) => o.parentId === undefined && typeof o.data.recurringId === 'string' && liveSubscription(o.data) && (after === undefined || o.id > after))
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         .slice(0, Math.max(0, query.limit));
       return copy(found);

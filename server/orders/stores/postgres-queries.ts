@@ -15,7 +15,9 @@ export function quoteSchema(schema: string): string {
 }
 
 /** The partial index `checkout_orders_subscriptions`'s own WHERE (migration 006). */
-const LIVE_SUBSCRIPTION = "parent_id IS NULL AND (data->>'recurringId') IS NOT NULL AND coalesce(data->>'subscriptionStatus', 'active') = 'active'";
+const LIVE_SUBSCRIPTION = `parent_id IS NULL AND (data->>'recurringId') IS NOT NULL
+  AND (coalesce(data->>'subscriptionStatus', 'active') = 'active'
+    OR (data->>'subscriptionStatus' = 'cancelled' AND coalesce(data->>'subscriptionCancelSettled', 'false') <> 'true'))`;
 
 /** Unexpired lease held by someone: such orders are not due. */
 const NOT_LEASED = '(lease_owner IS NULL OR lease_until <= now())';

@@ -16,7 +16,8 @@ export interface ChildStatements {
 
 /** The partial index `checkout_orders_subscriptions`'s own WHERE (migration 006). */
 const LIVE_SUBSCRIPTION = `parent_id IS NULL AND json_extract(data, '$.recurringId') IS NOT NULL
-  AND coalesce(json_extract(data, '$.subscriptionStatus'), 'active') = 'active'`;
+  AND (coalesce(json_extract(data, '$.subscriptionStatus'), 'active') = 'active'
+      OR (json_extract(data, '$.subscriptionStatus') = 'cancelled' AND coalesce(json_extract(data, '$.subscriptionCancelSettled'), 0) <> 1))`;
 
 export function prepareChildStatements(db: BetterSqlite3.Database): ChildStatements {
   return {

@@ -64,16 +64,18 @@ export function childCases(ctx: ConformanceContext): void {
       expect((await listChildren(ctx, parent.id)).map((o) => o.id)).toEqual([first.id]);
     });
 
-    it('pages through the live subscriptions by id: first payments with a recurring id, not ended or cancelled, never a deduction; kept up to date by transitions', async () => {
+    it('pages through the live subscriptions by id: first payments with a recurring id, active or cancelled and not yet settled, never a deduction; kept up to date by transitions', async () => {
       const live = [
         ctx.newOrder({ state: 'paid', data: { recurringId: 'RC-A' } }),
         ctx.newOrder({ state: 'authorized', data: { recurringId: 'RC-B', subscriptionStatus: 'active' } }),
         ctx.newOrder({ state: 'paid', data: { recurringId: 'RC-C', note: 'x' } }),
+        // Cancelled by staff, not yet asked about once more: a deduction charged before the cancel may still be owed.
+        ctx.newOrder({ state: 'paid', data: { recurringId: 'RC-G', subscriptionStatus: 'cancelled' } }),
       ];
       const notLive = [
         ctx.newOrder({ state: 'paid' }),
         ctx.newOrder({ state: 'paid', data: { recurringId: 'RC-D', subscriptionStatus: 'ended' } }),
-        ctx.newOrder({ state: 'paid', data: { recurringId: 'RC-E', subscriptionStatus: 'cancelled' } }),
+        ctx.newOrder({ state: 'paid', data: { recurringId: 'RC-E', subscriptionStatus: 'cancelled', subscriptionCancelSettled: true } }),
       ];
       for (const o of [...live, ...notLive]) await ctx.store.create(o);
       const parent = live[0];
@@ -83,7 +85,7 @@ export function childCases(ctx: ConformanceContext): void {
       expect((await listSubscriptions(ctx, undefined, 10)).map((o) => o.id)).toEqual(ids);
       const first = await listSubscriptions(ctx, undefined, 2);
       expect(first.map((o) => o.id)).toEqual(ids.slice(0, 2));
-      expect((await listSubscriptions(ctx, first.at(-1)?.id, 2)).map((o) => o.id)).toEqual(ids.slice(2));
+      expect((await listSubscriptions(ctx, first.at(-1)?.id, 2)).map((o) => o.id)).toEqual(ids.slice(2, 4));
       expect(await listSubscriptions(ctx, ids.at(-1), 2)).toEqual([]);
       expect(await listSubscriptions(ctx, undefined, 0)).toEqual([]);
 

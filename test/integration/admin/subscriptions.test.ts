@@ -23,7 +23,9 @@ describe('subscriptions list', () => {
     h.sandbox.subscriptions.failNext(recurringId);
     h.sandbox.clock.advance({ months: 1 });
     await h.kit.sweeper.runOnce();
-    const children = (await h.kit.store.listChildren?.(order.id)) ?? [];
+    // Both deductions may be recorded in the same millisecond (by the sweeper and the notifications
+    // racing it), so the store's creation order does not tell which came first: the deduction time does.
+    const children = ((await h.kit.store.listChildren?.(order.id)) ?? []).sort((a, b) => String(a.data.deductionTime).localeCompare(String(b.data.deductionTime)));
     expect(children.map((c) => c.state)).toEqual(['paid', 'declined']);
 
     const staff = new StaffSession(h.admin, 'lee');
