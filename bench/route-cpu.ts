@@ -5,9 +5,11 @@
  * sends them with 32 keep-alive connections to the kit mounted as bench/fixture.ts mounts it,
  * the sandbox in the same process (its notifications dropped, as in the bench). The figure is
  * this process's CPU (every thread: client, kit, sandbox) over the requests answered, so it is
- * only comparable with itself; the median of the rounds is printed.
+ * only comparable with itself; the median of the rounds is printed. With ROUTE_CPU_PROFILE=<file>,
+ * the measured window of the last round is written there as a V8 CPU profile.
  */
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,9 +76,18 @@ async function round(): Promise<number> {
   };
   await run();
   list = measured;
+  const profile = process.env.ROUTE_CPU_PROFILE;
+  const inspector = profile === undefined ? null : new Session();
+  inspector?.connect();
+  await inspector?.post('Profiler.enable');
+  await inspector?.post('Profiler.start');
   const start = process.cpuUsage();
   await run();
   const used = process.cpuUsage(start);
+  if (inspector !== null && profile !== undefined) {
+    writeFileSync(profile, JSON.stringify((await inspector.post('Profiler.stop')).profile));
+    inspector.disconnect();
+  }
   agent.destroy();
   await fixture.close();
   rmSync(dir, { recursive: true, force: true });
