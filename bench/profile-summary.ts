@@ -3,21 +3,53 @@
  * file, to name a route's largest costs:
  *   npx tsx bench/profile-summary.ts <file.cpuprofile> [top=40] [filter]
  * Idle and GC are listed as V8 names them; shares are of the profile's busy (non-idle) time.
+ * A sampling heap profile (bench/route-cpu.ts's ROUTE_HEAP_PROFILE) is summed the same way, in
+ * bytes allocated, by function and by the nearest kit function above it.
  */
 import { readFileSync } from 'node:fs';
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[] }
+interface HeapNode { callFrame: Node['callFrame']; selfSize: number; children: HeapNode[] }
+
+function summariseHeap(head: HeapNode): void {
+  const name = (n: HeapNode): string => `${n.callFrame.functionName || '(anonymous)'} ${short(n.callFrame.url) || '(native)'}`;
+  const byFn = new Map<string, number>();
+  const byKit = new Map<string, number>();
+  let total = 0;
+  const walk = (n: HeapNode, kit: string): void => {
+    const here = name(n);
+    const nearest = here.includes(' server/') ? here : kit;
+    if (n.selfSize > 0) {
+      total += n.selfSize;
+      byFn.set(here, (byFn.get(here) ?? 0) + n.selfSize);
+      byKit.set(nearest, (byKit.get(nearest) ?? 0) + n.selfSize);
+    }
+    for (const child of n.children) walk(child, nearest);
+  };
+  walk(head, '(none)');
+  const kb = (bytes: number): string => `${(bytes / 1024).toFixed(0).padStart(8)} KB ${(100 * bytes / total).toFixed(1).padStart(5)}%`;
+  console.log(`allocated ${(total / 1024 / 1024).toFixed(1)} MB (divide by the requests measured)`);
+  console.log('\n-- by function');
+  for (const [k, v] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(kb(v), k);
+  console.log('\n-- by nearest server/ function');
+  for (const [k, v] of [...byKit].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(kb(v), k);
+}
 
 const [file, topArg, filter] = process.argv.slice(2);
 if (file === undefined) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top] [filter]');
 const top = Number(topArg ?? 40);
-const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const short = (url: string): string => url.replace(/^file:\/\//, '').replace(/.*\/node_modules\//, 'nm/').replace(/.*\/(server|bench)\//, '$1/');
+const parsedFile = JSON.parse(readFileSync(file, 'utf8')) as Profile | { head: HeapNode };
+if ('head' in parsedFile) {
+  summariseHeap(parsedFile.head);
+  process.exit(0);
+}
+const profile = parsedFile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map<number, number>();
 profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 
-const short = (url: string): string => url.replace(/^file:\/\//, '').replace(/.*\/node_modules\//, 'nm/').replace(/.*\/(server|bench)\//, '$1/');
 const byFn = new Map<string, number>();
 const byFile = new Map<string, number>();
 let busy = 0;

@@ -6,7 +6,8 @@
  * the sandbox in the same process (its notifications dropped, as in the bench). The figure is
  * this process's CPU (every thread: client, kit, sandbox) over the requests answered, so it is
  * only comparable with itself; the median of the rounds is printed. With ROUTE_CPU_PROFILE=<file>,
- * the measured window of the last round is written there as a V8 CPU profile.
+ * the measured window of the last round is written there as a V8 CPU profile; with
+ * ROUTE_HEAP_PROFILE=<file>, as a sampling heap profile of what it allocated (collected or not).
  */
 import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -77,15 +78,23 @@ async function round(): Promise<number> {
   await run();
   list = measured;
   const profile = process.env.ROUTE_CPU_PROFILE;
-  const inspector = profile === undefined ? null : new Session();
+  const heapProfile = process.env.ROUTE_HEAP_PROFILE;
+  const inspector = profile === undefined && heapProfile === undefined ? null : new Session();
   inspector?.connect();
-  await inspector?.post('Profiler.enable');
-  await inspector?.post('Profiler.start');
+  if (profile !== undefined) {
+    await inspector?.post('Profiler.enable');
+    await inspector?.post('Profiler.start');
+  }
+  if (heapProfile !== undefined) {
+    await inspector?.post('HeapProfiler.enable');
+    await inspector?.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  }
   const start = process.cpuUsage();
   await run();
   const used = process.cpuUsage(start);
-  if (inspector !== null && profile !== undefined) {
-    writeFileSync(profile, JSON.stringify((await inspector.post('Profiler.stop')).profile));
+  if (inspector !== null) {
+    if (profile !== undefined) writeFileSync(profile, JSON.stringify((await inspector.post('Profiler.stop')).profile));
+    if (heapProfile !== undefined) writeFileSync(heapProfile, JSON.stringify((await inspector.post('HeapProfiler.stopSampling')).profile));
     inspector.disconnect();
   }
   agent.destroy();
