@@ -13,7 +13,7 @@ const LAYERS = [
     name: 'base',
     comment: 'errors, logging, small utilities and the shared HTTP plumbing',
     paths: [
-      '^server/(errors|logging|card-number|uuid-v7|package-files|pug-views|read-body)\\.ts$',
+      '^server/(errors|logging|card-number|uuid-v7|objects|package-files|pug-views|read-body)\\.ts$',
       '^server/http/',
     ],
   },

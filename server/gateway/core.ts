@@ -147,8 +147,9 @@ async function sendOnce(config: CoreConfig, call: WireCall, attempt: number): Pr
   const timeoutMs = call.timeoutMs ?? config.timeoutMs;
   const headers: Record<string, string> = {};
   if (encoded.contentType !== null) headers['content-type'] = encoded.contentType;
-  // The bodies are copied and redacted for the debug lines only when something is logged.
-  const logging = config.logger !== silentLogger;
+  // The bodies are copied and redacted for the debug lines only when they are logged: the
+  // arguments are built before the logger can drop the line, and the default logger drops debug.
+  const logging = config.logger !== silentLogger && config.logger.isLevelEnabled?.('debug') !== false;
   if (logging) {
     config.logger.debug(
       { event: 'gateway.request', operation: call.operation, orderNo: call.orderNo, url, attempt, body: redact(call.fields) },

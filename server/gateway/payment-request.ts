@@ -273,7 +273,8 @@ export function mapPaymentRequest(r: PaymentRequest): MappedPayment {
       token_id: m.tokenId,
     }, riskDetailFields(r.details, r.currency));
     // The interface sends `card` even when a token pays (empty then), so it is never left out.
-    return { kind: 'card', input: { ...input, card: m.number } as DirectPaymentInput };
+    input.card = m.number;
+    return { kind: 'card', input: input as DirectPaymentInput };
   }
   if (m.kind === 'apm') {
     const input = compact(commonFields(r), r.amounts, holderName(r), {

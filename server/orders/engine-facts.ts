@@ -5,6 +5,7 @@
 import type { PaymentOutcome } from '../gateway/codes.js';
 import { moneyText } from '../gateway/money.js';
 import type { Logger } from '../logging.js';
+import { merged } from '../objects.js';
 import type { GatewayOrderFact, PaymentFact } from './engine-types.js';
 import { MASKED_CARD_RE, cardFree } from './fact-schema.js';
 import { OUTCOME_STATE, TRANSITIONS } from './state-machine.js';
@@ -137,7 +138,8 @@ export function factEvent(ctx: EventContext, logger: Logger): NewEvent {
     reason: ctx.reason,
   };
   // The caller's details first; what the engine knows wins where both name a field.
-  const details = { ...fact.data, ...Object.fromEntries(Object.entries(facts).filter(([, v]) => v !== undefined)) };
+  const details = merged(fact.data);
+  for (const key of Object.keys(facts)) if (facts[key] !== undefined) details[key] = facts[key];
   return {
     type: ctx.type,
     source: fact.source,

@@ -5,6 +5,7 @@
  * reach it with the outcome and amount their ledger step derived (engine-refunds.ts).
  */
 import type { Logger } from '../logging.js';
+import { merged } from '../objects.js';
 import type { PaymentFact } from './engine-types.js';
 import { cardFree } from './fact-schema.js';
 import { OUTCOME_STATE, REQUESTED_CAPTURE, TRANSITIONS, decide, mergeAttention, requestedCaptureOf } from './state-machine.js';
@@ -35,9 +36,9 @@ export function withReasons(existing: string | null, reasons: readonly (string |
   const added: string[] = [];
   for (const reason of reasons) {
     if (reason === undefined) continue;
-    const merged = mergeAttention(attention, reason);
-    if (merged !== attention) added.push(reason);
-    attention = merged;
+    const next = mergeAttention(attention, reason);
+    if (next !== attention) added.push(reason);
+    attention = next;
   }
   return { attention, added };
 }
@@ -70,11 +71,11 @@ export function planFact(order: Order, fact: PaymentFact, logger: Logger, now: (
   const { attention, added } = withReasons(order.attention, reasons);
   const raised = added.length > 0 ? added.join('\n') : undefined;
   const flag = (patch: OrderPatch): OrderPatch =>
-    raised === undefined ? patch : { ...patch, attention, data: { ...patch.data, attentionAt: now().toISOString() } };
+    raised === undefined ? patch : merged(patch, { attention, data: merged(patch.data, { attentionAt: now().toISOString() }) });
 
   if (decision.kind === 'transition') {
-    const data = { ...changedDetails(order, fact.orderData, logger), ...decision.patch.data };
-    return { kind: 'write', fact, type: 'transition', patch: flag({ ...decision.patch, data }), moved: { from: order.state, to: decision.to }, raised };
+    const data = merged(changedDetails(order, fact.orderData, logger), decision.patch.data);
+    return { kind: 'write', fact, type: 'transition', patch: flag(merged(decision.patch, { data })), moved: { from: order.state, to: decision.to }, raised };
   }
   // A late fact's details describe a state the order has left; one reporting the current state may add to them.
   const details = reportsCurrentState(order, fact) ? changedDetails(order, fact.orderData, logger) : null;

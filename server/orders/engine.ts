@@ -10,6 +10,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { silentLogger } from '../logging.js';
+import { merged } from '../objects.js';
 import { withTraceContext } from '../tracing.js';
 import { reportChange } from './order-observer.js';
 import { CONFIRMABLE_OUTCOMES, answerIsBehind, factEvent, factFromAnswer, mismatchOf, withGatewayAnswer, withoutMismatchReasons } from './engine-facts.js';
@@ -73,13 +74,13 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
   const outbox = createOutboxDispatcher({ ...options.outbox, store, hooks, logger, owner: `${owner}-outbox`, observer: options.observer });
   /** The hook calls a change owes, for the compare-and-set that stores it. */
   const owing = (change: StoredChange, order: Order): TransitionExtras | undefined => {
-    const entries = owedHooks(hooks, order.parentId === undefined ? change : { ...change, deduction: true });
+    const entries = owedHooks(hooks, order.parentId === undefined ? change : merged(change, { deduction: true }));
     // Each entry carries the trace of the change, so the hook's delivery joins it.
     return entries.length > 0 ? { outbox: withTraceContext(entries) } : undefined;
   };
   /** Adds a ledger step's refund rows to what the compare-and-set writes. */
   const withRefunds = (extras: TransitionExtras | undefined, step: { upserts: TransitionExtras['refunds'] } | null): TransitionExtras | undefined =>
-    step === null ? extras : { ...extras, refunds: step.upserts };
+    step === null ? extras : merged(extras, { refunds: step.upserts });
 
   const event = (ctx: EventContext) => factEvent(ctx, logger);
   const seen = async (orderId: string, key: string): Promise<boolean> =>
@@ -217,7 +218,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       }
       const written = event({ type: plan.type, fact: plan.fact, order, to: plan.moved?.to, reason: plan.reason, confirmed });
       if (step !== null && step.upserts.length > 0) written.data = { ...written.data, refunds: step.upserts.map(({ id, referenceId, amount, status }) => ({ id, referenceId, amount, status })) };
-      const withMethod = fact.method === undefined || fact.method === order.method ? plan.patch : { ...plan.patch, method: fact.method };
+      const withMethod = fact.method === undefined || fact.method === order.method ? plan.patch : merged(plan.patch, { method: fact.method });
       const patch = plan.moved && isConfirmed(fact, confirmed) ? clearStaleMismatch(order, withMethod) : withMethod;
       const change: StoredChange = { source: fact.source, transition: plan.moved, attention: plan.raised };
       const stored = await store.transition(order.id, order.version, patch, written, withRefunds(owing(change, order), step));
@@ -263,7 +264,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     reportChange(options.observer, settled.result.order, settled.change);
     // Delivered now, so the caller answers after its hooks ran; the loop retries what fails.
     const deduction = found.parentId !== undefined;
-    const owed = [settled.before, settled.change].some((c) => c !== undefined && owedHooks(hooks, { ...c, deduction }).length > 0);
+    const owed = [settled.before, settled.change].some((c) => c !== undefined && owedHooks(hooks, merged(c, { deduction })).length > 0);
     if (owed) await outbox.deliver(found.id);
     return settled.result;
   }

@@ -7,6 +7,7 @@
  * an order backwards. Every row of the table keeps or raises the rank (a test proves it).
  */
 import type { PaymentOutcome } from '../gateway/codes.js';
+import { merged } from '../objects.js';
 import type { Order, OrderPatch, OrderState } from './types.js';
 
 /** Allowed moves, from → to. Anything else is a noop (late) or a rejection (illegal). */
@@ -201,7 +202,7 @@ export function decide(order: Order, fact: StateFact): Decision {
   }
 
   const patch = buildPatch(order, fact, to);
-  const next = rankOf({ state: to, data: { ...order.data, ...patch.data } });
+  const next = rankOf({ state: to, data: merged(order.data, patch.data) });
   const current = rankOf(order);
   if (next < current) return { kind: 'noop', reason: `late fact: ${to} would move the order back from ${from}` };
   if (!TRANSITIONS[from].includes(to)) {
@@ -211,7 +212,7 @@ export function decide(order: Order, fact: StateFact): Decision {
   }
   const attention = attentionFor(order, to);
   if (attention === undefined) return { kind: 'transition', to, patch };
-  return { kind: 'transition', to, patch: { ...patch, attention: mergeAttention(order.attention, attention) }, attention };
+  return { kind: 'transition', to, patch: merged(patch, { attention: mergeAttention(order.attention, attention) }), attention };
 }
 
 /** Adds a reason to the order's attention text without losing earlier ones. */

@@ -19,6 +19,7 @@ import type { KitContext } from '../context.js';
 import { seeOtherNoStore } from '../../http/no-store.js';
 import { logRefusal } from '../refusal-log.js';
 import type { PayPages } from '../render-pages.js';
+import { merged } from '../../objects.js';
 import { applyPayFact, classifyPayError } from './submit.js';
 
 export interface PayFlow {
@@ -73,17 +74,17 @@ export async function applyAuthorise(flow: PayFlow, result: AuthoriseResult): Pr
   if (result.issuerUrl !== null && result.outcome === 'requires_action') {
     if (!acceptableIssuerUrl(ctx, result.issuerUrl)) {
       const attention = 'The gateway sent an issuer URL that is not https: the shopper was not redirected.';
-      await applyPayFact(ctx, order, { ...base, outcome: 'pending', attention });
+      await applyPayFact(ctx, order, merged(base, { outcome: 'pending' as const, attention }));
       seeResult(flow);
       return null;
     }
-    const applied = await applyPayFact(ctx, order, { ...base, outcome: 'requires_action' });
+    const applied = await applyPayFact(ctx, order, merged(base, { outcome: 'requires_action' as const }));
     if (applied.order?.state === 'requires_action') return result.issuerUrl;
     seeResult(flow);
     return null;
   }
   const outcome = result.outcome === 'unknown' || result.outcome === 'requires_action' ? 'pending' : result.outcome;
-  await applyPayFact(ctx, order, { ...base, outcome });
+  await applyPayFact(ctx, order, merged(base, { outcome }));
   seeResult(flow);
   return null;
 }

@@ -15,6 +15,7 @@ import type { Request, Response } from 'express';
 import { GatewayError, isKitError, TransportError } from '../../errors.js';
 import type { ApplyResult, PaymentFact } from '../../orders/engine-types.js';
 import type { Order, PaymentMethodKind } from '../../orders/types.js';
+import { merged } from '../../objects.js';
 import type { KitContext } from '../context.js';
 import type { PayPages } from '../render-pages.js';
 import { useOrderLocale } from '../render.js';
@@ -112,7 +113,7 @@ type PayFact = Omit<PaymentFact, 'source' | 'orderId'>;
 export async function applyPayFact(ctx: KitContext, order: Order, fact: PayFact): Promise<ApplyResult> {
   let result: ApplyResult | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
-    result = await ctx.engine.apply({ ...fact, orderId: order.id, source: 'pay', actor: 'shopper' });
+    result = await ctx.engine.apply(merged(fact, { orderId: order.id, source: 'pay' as const, actor: 'shopper' }));
     if (result.status !== 'busy') break;
     await sleep(250 * (attempt + 1));
   }

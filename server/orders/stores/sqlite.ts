@@ -32,6 +32,7 @@ import { createSqliteSavedCards } from './sqlite-saved-cards.js';
 import { prepareStatements } from './sqlite-statements.js';
 import { prepareRefundStatements, writeRefunds } from './sqlite-refunds.js';
 import type { EventParams, OrderParams } from './sqlite-statements.js';
+import { merged } from '../../objects.js';
 
 /** Where the store keeps its file when neither `path` nor `database` is given (relative to the working directory). */
 export const DEFAULT_SQLITE_PATH = 'data/checkout.sqlite';
@@ -138,7 +139,7 @@ function applyPatch(order: Order, patch: OrderPatch, now: number): Order {
   if (patch.capturedAmount !== undefined) next.capturedAmount = patch.capturedAmount;
   if (patch.refundedAmount !== undefined) next.refundedAmount = patch.refundedAmount;
   if (patch.attention !== undefined) next.attention = patch.attention;
-  if (patch.data !== undefined) next.data = { ...order.data, ...patch.data };
+  if (patch.data !== undefined) next.data = merged(order.data, patch.data);
   return next;
 }
 
@@ -201,7 +202,7 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     // The refunded amount is derived from the rows written in this same savepoint.
     if (extras?.refunds !== undefined) next.refundedAmount = writeRefunds(refunds, id, extras.refunds, now);
     const params = orderParams(next, seq);
-    if (s.updateOrder.run({ ...params, expectedVersion }).changes !== 1) {
+    if (s.updateOrder.run(merged(params, { expectedVersion })).changes !== 1) {
       // Unreachable while this transaction holds the write lock; throwing rolls the event back too.
       throw new KitError('ERR_STORE', 'The order changed inside its own write transaction', { details: { orderId: id } });
     }
