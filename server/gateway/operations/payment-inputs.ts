@@ -56,70 +56,21 @@ const cardRule = (value: { card: string; token_id?: string | undefined }, ctx: z
   }
 };
 
-const directShape = { ...without(directPaymentFields, FILLED), ...inputOverrides, subscription: subscriptionInput.optional() };
-const apmShape = { ...without(apmPaymentFields, FILLED), ...inputOverrides };
-const checkoutShape = { ...without(checkoutFields, FILLED), ...inputOverrides, subscription: subscriptionInput.optional() };
-
-export const directPaymentInputSchema = z.strictObject(directShape).superRefine(cardRule);
+export const directPaymentInputSchema = z
+  .strictObject({
+    ...without(directPaymentFields, FILLED),
+    ...inputOverrides,
+    subscription: subscriptionInput.optional(),
+  })
+  .superRefine(cardRule);
 export type DirectPaymentInput = z.input<typeof directPaymentInputSchema>;
 
-export const apmPaymentInputSchema = z.strictObject(apmShape);
+export const apmPaymentInputSchema = z.strictObject({ ...without(apmPaymentFields, FILLED), ...inputOverrides });
 export type ApmPaymentInput = z.input<typeof apmPaymentInputSchema>;
 
-export const checkoutInputSchema = z.strictObject(checkoutShape);
+export const checkoutInputSchema = z.strictObject({
+  ...without(checkoutFields, FILLED),
+  ...inputOverrides,
+  subscription: subscriptionInput.optional(),
+});
 export type CheckoutInput = z.input<typeof checkoutInputSchema>;
-
-/**
- * Key sets kept per input kind: a shop's payments fill a handful (with or without a billing
- * address, a phone…). Past this many, inputs get the whole schema, so a caller sending ever new
- * key sets costs time, never memory.
- */
-const KEY_SETS_KEPT = 16;
-
-/**
- * The schema that checks an input: its kind's strict schema cut to the keys the input has plus
- * the required ones, built once per key set. zod runs every key of a shape, present or not, and
- * these shapes have ~70 keys of which a payment fills ~30 (the hosted request's check went from a
- * median 49 to 41 µs on the render route). The cut schema gives the same issues and the same
- * output: each key keeps its own schema, absent optional keys add nothing either way, and the
- * kind's refinement still runs. An input with a key the kind does not know, or any other shape
- * than a plain object, gets the whole schema, whose strictness and type check report it.
- */
-function keyedSchemas(
-  whole: z.ZodType,
-  shape: Record<string, z.ZodType>,
-  refine?: (value: never, ctx: z.RefinementCtx) => void,
-): (input: unknown) => z.ZodType {
-  const build = (part: Record<string, z.ZodType>): z.ZodType => {
-    const object = z.strictObject(part);
-    return refine === undefined ? object : object.superRefine(refine as (value: unknown, ctx: z.RefinementCtx) => void);
-  };
-  const keys = Object.keys(shape);
-  const required = new Set(keys.filter((key) => !(shape[key]?.safeParse(undefined).success ?? false)));
-  const cut = new Map<string, z.ZodType>();
-  return (input) => {
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) return whole;
-    const present = Object.keys(input);
-    if (!present.every((key) => Object.hasOwn(shape, key))) return whole;
-    const id = present.join(',');
-    const known = cut.get(id);
-    if (known !== undefined) return known;
-    if (cut.size >= KEY_SETS_KEPT) return whole;
-    const wanted = new Set(present);
-    const part: Record<string, z.ZodType> = {};
-    for (const key of keys) {
-      const schema = shape[key];
-      if (schema !== undefined && (wanted.has(key) || required.has(key))) part[key] = schema;
-    }
-    const schema = build(part);
-    cut.set(id, schema);
-    return schema;
-  };
-}
-
-/** The checking schema for a direct card payment's input (see keyedSchemas). */
-export const directPaymentInputFor = keyedSchemas(directPaymentInputSchema, directShape, cardRule);
-/** The checking schema for an APM payment's input. */
-export const apmPaymentInputFor = keyedSchemas(apmPaymentInputSchema, apmShape);
-/** The checking schema for a hosted-page request's input. */
-export const checkoutInputFor = keyedSchemas(checkoutInputSchema, checkoutShape);

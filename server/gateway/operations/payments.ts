@@ -14,7 +14,7 @@ import { challengeFields, mapPaymentRequest, type PaymentRequest } from '../paym
 import { toAuthoriseResult, type AuthoriseResult } from './authorise-result.js';
 import { identity, inContext, validate, type ClientContext } from './context.js';
 import {
-  apmPaymentInputFor, checkoutInputFor, directPaymentInputFor, MONEY_FIELDS,
+  apmPaymentInputSchema, checkoutInputSchema, directPaymentInputSchema, MONEY_FIELDS,
   type ApmPaymentInput, type CheckoutInput, type DirectPaymentInput,
 } from './payment-inputs.js';
 
@@ -103,8 +103,8 @@ function toWireFields(ctx: ClientContext, input: PaymentInput): Record<string, u
  * accepts (test/unit/gateway/payment-wire.test.ts checks that property), and re-parsing ~70
  * fields on every payment cost more than building and signing them.
  */
-export function buildSigned(ctx: ClientContext, operation: SignedOperation, inputSchemaFor: (input: unknown) => z.ZodType, input: unknown): SignedWire {
-  const wire = toWireFields(ctx, validate(inputSchemaFor(input), input) as PaymentInput);
+export function buildSigned(ctx: ClientContext, operation: SignedOperation, inputSchema: z.ZodType, input: unknown): SignedWire {
+  const wire = toWireFields(ctx, validate(inputSchema, input) as PaymentInput);
   // Added in place: the object is this call's own, and copying ~45 keys costs more than signing.
   wire.encryption_data = signMessage(operation, wire, ctx.signKey, ctx.recipes);
   return wire as SignedWire;
@@ -125,7 +125,7 @@ async function authoriseWith(
 }
 
 function checkoutForm(ctx: ClientContext, input: CheckoutInput): CheckoutForm {
-  const wire = buildSigned(ctx, 'checkout', checkoutInputFor, input);
+  const wire = buildSigned(ctx, 'checkout', checkoutInputSchema, input);
   return { action: `${ctx.core.baseUrl}${OPERATION_PATHS.checkout}`, fields: toFormFields(wire) };
 }
 
@@ -134,24 +134,24 @@ export function createPaymentsApi(ctx: ClientContext): PaymentsApi {
     prepare(request) {
       const mapped = mapPaymentRequest(request);
       if (mapped.kind === 'hosted') return { kind: 'hosted', form: checkoutForm(ctx, mapped.input) };
-      if (mapped.kind === 'apm') return { kind: 'apm', authorise: { wire: buildSigned(ctx, 'authorise', apmPaymentInputFor, mapped.input) } };
+      if (mapped.kind === 'apm') return { kind: 'apm', authorise: { wire: buildSigned(ctx, 'authorise', apmPaymentInputSchema, mapped.input) } };
       return {
         kind: 'card',
-        authorise: { wire: buildSigned(ctx, 'authorise', directPaymentInputFor, mapped.input) },
+        authorise: { wire: buildSigned(ctx, 'authorise', directPaymentInputSchema, mapped.input) },
         challengeFields: challengeFields(request),
       };
     },
     async authorise(input, options) {
-      return authoriseWith(ctx, buildSigned(ctx, 'authorise', directPaymentInputFor, input), options);
+      return authoriseWith(ctx, buildSigned(ctx, 'authorise', directPaymentInputSchema, input), options);
     },
     async authoriseApm(input, options) {
-      return authoriseWith(ctx, buildSigned(ctx, 'authorise', apmPaymentInputFor, input), options);
+      return authoriseWith(ctx, buildSigned(ctx, 'authorise', apmPaymentInputSchema, input), options);
     },
     signAuthorise(input) {
-      return { wire: buildSigned(ctx, 'authorise', directPaymentInputFor, input) };
+      return { wire: buildSigned(ctx, 'authorise', directPaymentInputSchema, input) };
     },
     signAuthoriseApm(input) {
-      return { wire: buildSigned(ctx, 'authorise', apmPaymentInputFor, input) };
+      return { wire: buildSigned(ctx, 'authorise', apmPaymentInputSchema, input) };
     },
     async sendAuthorise(request, options) {
       return authoriseWith(ctx, request.wire, options);
@@ -160,7 +160,7 @@ export function createPaymentsApi(ctx: ClientContext): PaymentsApi {
       return checkoutForm(ctx, input);
     },
     async checkoutPage(input, options) {
-      const wire = buildSigned(ctx, 'checkout', checkoutInputFor, input);
+      const wire = buildSigned(ctx, 'checkout', checkoutInputSchema, input);
       const reply = await send(ctx.core, { operation: 'checkout', fields: wire, orderNo: wire.order_no, timeoutMs: options?.timeoutMs });
       return reply.text;
     },

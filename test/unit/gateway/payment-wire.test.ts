@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { isKitError } from '../../../server/errors.js';
 import type { CoreConfig } from '../../../server/gateway/core.js';
 import type { ClientContext } from '../../../server/gateway/operations/context.js';
-import { apmPaymentInputFor, checkoutInputFor, directPaymentInputFor } from '../../../server/gateway/operations/payment-inputs.js';
+import { apmPaymentInputSchema, checkoutInputSchema, directPaymentInputSchema } from '../../../server/gateway/operations/payment-inputs.js';
 import { buildSigned, type SignedWire } from '../../../server/gateway/operations/payments.js';
 import { apmPaymentRequestSchema, checkoutRequestSchema, directPaymentRequestSchema } from '../../../server/gateway/schemas/payments.js';
 import { DEFAULT_RECIPES } from '../../../server/gateway/signing.js';
@@ -67,7 +67,7 @@ describe('payment input → wire request', () => {
   it('every accepted hosted-page input becomes a checkout request the wire schema accepts, as JSON and as form fields', () => {
     fc.assert(
       fc.property(common, optional(fc.record({ contract_amount: optional(fc.integer({ min: 0, max: 10 ** 9 })), interval: optional(fc.constantFrom('day', 'month')), billing_cycle: optional(fc.nat(100)) })), (base, subscription) => {
-        const wire = built('checkout', checkoutInputFor, clean({ ...base, subscription }));
+        const wire = built('checkout', checkoutInputSchema, clean({ ...base, subscription }));
         fc.pre(wire !== null);
         expect(checkoutRequestSchema.safeParse(wire).error?.issues).toBeUndefined();
         expect(checkoutRequestSchema.safeParse(toFormFields(wire)).error?.issues).toBeUndefined();
@@ -85,7 +85,7 @@ describe('payment input → wire request', () => {
     });
     fc.assert(
       fc.property(common, card, (base, cardFields) => {
-        const wire = built('authorise', directPaymentInputFor, clean({ ...base, ...cardFields }));
+        const wire = built('authorise', directPaymentInputSchema, clean({ ...base, ...cardFields }));
         fc.pre(wire !== null);
         expect(directPaymentRequestSchema.safeParse(wire).error?.issues).toBeUndefined();
       }),
@@ -97,7 +97,7 @@ describe('payment input → wire request', () => {
     fc.assert(
       fc.property(common, words(50), (base, method) => {
         const { checkout_time: _t, ...apm } = base;
-        const wire = built('authorise', apmPaymentInputFor, clean({ ...apm, payment_method: method }));
+        const wire = built('authorise', apmPaymentInputSchema, clean({ ...apm, payment_method: method }));
         fc.pre(wire !== null);
         expect(apmPaymentRequestSchema.safeParse(wire).error?.issues).toBeUndefined();
       }),
@@ -106,7 +106,7 @@ describe('payment input → wire request', () => {
   });
 
   it('signs the request and converts money to the wire\'s decimal strings', () => {
-    const wire = built('checkout', checkoutInputFor, {
+    const wire = built('checkout', checkoutInputSchema, {
       order_no: 'W-1', currency: 'KWD', amount: 12345, shipping: 5, website: 'shop.example', shopper_id: 's', shopper_email: 'a@b.example', shopper_ip: '203.0.113.9',
       items: [{ name: 'Tea', sku: 'T', unitPrice: 12340, quantity: 1 }],
     });
