@@ -17,7 +17,7 @@ import type { PgClientLike, PgPoolLike } from './postgres-client.js';
 import { migratePostgres } from './sql/migrations.js';
 import { createPostgresOutbox } from './postgres-outbox.js';
 import { createPostgresSavedCards } from './postgres-saved-cards.js';
-import { buildQueries, quoteSchema } from './postgres-queries.js';
+import { buildQueries, DEDUPE_INDEX, EVENT_COLUMNS, quoteSchema } from './postgres-queries.js';
 import { guarded } from './sql/errors.js';
 import { rowToEvent, rowToOrder, rowToRefund } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
@@ -78,11 +78,11 @@ async function createPool(connectionString: string, logger: Logger): Promise<PgP
   return pool;
 }
 
-function eventValues(orderId: string, seq: number, event: NewEvent, now: Date): unknown[] {
+/** An event's columns but its seq (the statement takes the seq from the order row it locks). */
+function eventParams(orderId: string, event: NewEvent, now: Date): unknown[] {
   return [
     uuidV7(now.getTime()),
     orderId,
-    seq,
     event.type,
     event.source,
     event.fromState ?? null,
@@ -92,6 +92,16 @@ function eventValues(orderId: string, seq: number, event: NewEvent, now: Date): 
     JSON.stringify(event.data ?? {}),
     now.toISOString(),
   ];
+}
+
+/** True for the refusal of an event whose dedupe key the order already has. */
+const isDedupeConflict = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505' && (error as { constraint?: unknown }).constraint === DEDUPE_INDEX;
+
+/** The event a transition statement returned beside the order (its `ev_` columns), if any. */
+function returnedEvent(row: Row): OrderEvent | null {
+  if (row.ev_id === null || row.ev_id === undefined) return null;
+  return rowToEvent(Object.fromEntries<unknown>(EVENT_COLUMNS.map((c) => [c, row[`ev_${c}`]])));
 }
 
 const first = (rows: Row[]): Row | undefined => rows[0];
@@ -137,6 +147,17 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     return first((await c.query(Q.setRefunded, [orderId, refundedTotal(merged.rows)])).rows);
   };
 
+  /**
+   * The compare-and-set with its event, on `c`: the order row as left, or null when the version
+   * moved on. A repeated dedupe key throws (isDedupeConflict) and nothing is written.
+   */
+  const move = async (c: PgClientLike | PgPoolLike, id: string, expectedVersion: number, patch: string, event: NewEvent | undefined, now: Date): Promise<Row | undefined> => {
+    if (!event) return first((await c.query(Q.transition, [id, expectedVersion, patch, now.toISOString(), 0])).rows);
+    // The event's id and columns but order_id and created_at, which the statement takes from the order and $4.
+    const [eventId, , ...columns] = eventParams(id, event, now);
+    return first((await c.query(Q.transitionWithEvent, [id, expectedVersion, patch, now.toISOString(), 1, eventId, ...columns.slice(0, -1)])).rows);
+  };
+
   const transition = async (
     id: string,
     expectedVersion: number,
@@ -145,46 +166,46 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     extras?: TransitionExtras,
   ): Promise<TransitionResult> => {
     const now = new Date();
-    const won = await inTransaction<{ order: Order; event: OrderEvent | null } | null>(pool, async (c) => {
-      const updated = first((await c.query(Q.transition, [id, expectedVersion, JSON.stringify(patch), now.toISOString(), event ? 1 : 0])).rows);
-      if (!updated) return { commit: false, value: null };
-      let inserted: Row | undefined;
-      if (event) {
-        inserted = first((await c.query(Q.insertEvent, eventValues(id, Number(updated.last_event_seq), event, now))).rows);
-        // A dedupe conflict refuses the whole transition: roll the order update back too.
-        if (!inserted) return { commit: false, value: null };
+    const json = JSON.stringify(patch);
+    const settled = async (): Promise<{ order: Order; event: OrderEvent | null } | null> => {
+      // Without refund rows or hook calls the transition is one statement: one round trip, one commit.
+      if (extras?.refunds === undefined && !extras?.outbox?.length) {
+        const row = await move(pool, id, expectedVersion, json, event, now);
+        return row ? { order: rowToOrder(row), event: returnedEvent(row) } : null;
       }
-      // The UPDATE above locks the order row: the rows and their total are written by one writer.
-      const final = extras?.refunds === undefined ? updated : await writeRefunds(c, id, extras.refunds, now);
-      if (!final) throw new KitError('ERR_STORE', 'The order vanished inside its own write transaction', { details: { orderId: id } });
-      const order = rowToOrder(final);
-      // Outbox entries keep the order as this transition leaves it, refunds included.
-      if (extras?.outbox?.length) await outbox.add(c, order, extras.outbox, now);
-      return { commit: true, value: { order, event: inserted ? rowToEvent(inserted) : null } };
+      return inTransaction<{ order: Order; event: OrderEvent | null } | null>(pool, async (c) => {
+        const updated = await move(c, id, expectedVersion, json, event, now);
+        if (!updated) return { commit: false, value: null };
+        // The UPDATE above locks the order row: the rows and their total are written by one writer.
+        const final = extras.refunds === undefined ? updated : await writeRefunds(c, id, extras.refunds, now);
+        if (!final) throw new KitError('ERR_STORE', 'The order vanished inside its own write transaction', { details: { orderId: id } });
+        const order = rowToOrder(final);
+        // Outbox entries keep the order as this transition leaves it, refunds included.
+        if (extras.outbox?.length) await outbox.add(c, order, extras.outbox, now);
+        return { commit: true, value: { order, event: returnedEvent(updated) } };
+      });
+    };
+    // A dedupe conflict refuses the whole transition: the statement (or transaction) wrote nothing.
+    const won = await settled().catch((error: unknown) => {
+      if (isDedupeConflict(error)) return null;
+      throw error;
     });
     return won ? { ok: true, ...won } : { ok: false, current: await get(id) };
   };
 
   const appendEvent = async (orderId: string, event: NewEvent): Promise<AppendResult> => {
-    const outcome = await inTransaction<AppendResult | 'missing' | 'raced'>(pool, async (c) => {
-      if (event.dedupeKey) {
-        const existing = await eventByKey(c, orderId, event.dedupeKey);
-        if (existing) return { commit: false, value: { appended: false, existing } };
-      }
-      const bumped = first((await c.query(Q.bumpEventSeq, [orderId])).rows);
-      if (!bumped) return { commit: false, value: 'missing' };
-      const inserted = first((await c.query(Q.insertEvent, eventValues(orderId, Number(bumped.last_event_seq), event, new Date()))).rows);
-      // Someone appended the same key between our check and our lock: theirs is the event.
-      if (!inserted) return { commit: false, value: 'raced' };
-      return { commit: true, value: { appended: true, event: rowToEvent(inserted) } };
-    });
-    if (outcome === 'missing') throw new KitError('ERR_ORDER_NOT_FOUND', 'No order with this id', { details: { orderId } });
-    if (outcome === 'raced') {
+    let inserted: Row | undefined;
+    try {
+      inserted = first(await query(Q.appendEvent, eventParams(orderId, event, new Date())));
+    } catch (error) {
+      if (!isDedupeConflict(error)) throw error;
+      // The order already has this key (perhaps from a writer that raced us): theirs is the event.
       const existing = await eventByKey(pool, orderId, event.dedupeKey ?? '');
       if (!existing) throw new KitError('ERR_STORE', 'A conflicting event could not be read back', { details: { orderId } });
       return { appended: false, existing };
     }
-    return outcome;
+    if (!inserted) throw new KitError('ERR_ORDER_NOT_FOUND', 'No order with this id', { details: { orderId } });
+    return { appended: true, event: rowToEvent(inserted) };
   };
 
   return {
