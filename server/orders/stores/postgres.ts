@@ -4,6 +4,7 @@
  * index used with ON CONFLICT DO NOTHING; sweepers claim due orders with FOR UPDATE SKIP LOCKED,
  * so two instances never receive the same order while its lease lasts.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError, KitError } from '../../errors.js';
 import { silentLogger } from '../../logging.js';
@@ -13,7 +14,7 @@ import type { RefundUpsert } from '../refunds.js';
 import type { AppendResult, OrderStore, TransitionExtras, TransitionResult } from '../store.js';
 import type { NewEvent, Order, OrderEvent } from '../types.js';
 import { inTransaction } from './postgres-client.js';
-import type { PgClientLike, PgPoolLike } from './postgres-client.js';
+import type { PgClientLike, PgPoolLike, PgResultLike } from './postgres-client.js';
 import { migratePostgres } from './sql/migrations.js';
 import { createPostgresOutbox } from './postgres-outbox.js';
 import { createPostgresSavedCards } from './postgres-saved-cards.js';
@@ -37,6 +38,13 @@ export interface PostgresStoreOptions {
   logger?: Logger;
   /** Apply pending schema migrations on start. Default true; set false when a deploy step runs them. */
   migrate?: boolean;
+  /**
+   * Run the statements issued outside transactions as named prepared statements, planned once per
+   * connection. Default true for a node-postgres pool (the store's own, or a given `pg.Pool`);
+   * set false behind a pooler that does not keep prepared statements (PgBouncer in transaction
+   * mode before 1.21). Other `PgPoolLike` pools always get plain text.
+   */
+  preparedStatements?: boolean;
 }
 
 export interface PostgresOrderStore extends OrderStore {
@@ -51,6 +59,7 @@ const optionsSchema = z.object({
   schema: z.string().optional(),
   logger: z.custom<Logger>((v) => typeof v === 'object' && v !== null && 'warn' in v).optional(),
   migrate: z.boolean().optional(),
+  preparedStatements: z.boolean().optional(),
 });
 
 const ADAPTER = 'PostgreSQL';
@@ -104,6 +113,19 @@ function returnedEvent(row: Row): OrderEvent | null {
   return rowToEvent(Object.fromEntries<unknown>(EVENT_COLUMNS.map((c) => [c, row[`ev_${c}`]])));
 }
 
+/** node-postgres's Pool names its client class; it takes `{ name, text, values }` as a query. */
+interface NamedQueryPool {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<PgResultLike>;
+}
+const isNodePostgres = (pool: PgPoolLike): boolean => 'Client' in pool;
+
+/**
+ * A cached plan whose result columns changed (a migration added a column to a table a prepared
+ * `SELECT *` reads): raised before the statement runs, so running it as plain text is safe.
+ */
+const isStalePlan = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '0A000' && String((error as { message?: unknown }).message).includes('cached plan');
+
 const first = (rows: Row[]): Row | undefined => rows[0];
 
 /** Opens (or adopts) a pool, migrates the schema unless told not to, and returns the store. */
@@ -112,6 +134,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   quoteSchema(schema);
   const pool = given ?? (await createPool(connectionString ?? '', logger));
   const Q = buildQueries(schema);
+  // Planning the transition statement costs PostgreSQL about as much CPU as running it: each
+  // statement run on the pool is prepared once per connection under a name derived from its text
+  // (the schema is in the text, so stores on other schemas sharing the pool never collide).
+  const names = (options.preparedStatements ?? isNodePostgres(pool))
+    ? new Map(Object.values(Q).map((text) => [text, `checkout_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`]))
+    : null;
   const outbox = createPostgresOutbox(pool, schema);
   let ended = false;
   if (migrate) {
@@ -123,14 +151,26 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     }
   }
 
-  const query = async (text: string, values: unknown[]): Promise<Row[]> => (await pool.query(text, values)).rows;
+  /** Runs a statement on the pool, prepared when `names` has it. */
+  const query = async (text: string, values: unknown[]): Promise<Row[]> => {
+    const name = names?.get(text);
+    if (name === undefined) return (await pool.query(text, values)).rows;
+    try {
+      return (await (pool as unknown as NamedQueryPool).query({ name, text, values })).rows;
+    } catch (error) {
+      if (!isStalePlan(error)) throw error;
+      return (await pool.query(text, values)).rows;
+    }
+  };
+  /** Runs a statement on a transaction's client (plain text: a failed statement there aborts the transaction). */
+  const on = (c: PgClientLike) => async (text: string, values: unknown[]): Promise<Row[]> => (await c.query(text, values)).rows;
   const one = async (text: string, values: unknown[]): Promise<Order | null> => {
     const row = first(await query(text, values));
     return row ? rowToOrder(row) : null;
   };
   const get = (id: string): Promise<Order | null> => one(Q.byId, [id]);
-  const eventByKey = async (c: PgClientLike | PgPoolLike, orderId: string, key: string): Promise<OrderEvent | null> => {
-    const row = first((await c.query(Q.eventByKey, [orderId, key])).rows);
+  const eventByKey = async (orderId: string, key: string): Promise<OrderEvent | null> => {
+    const row = first(await query(Q.eventByKey, [orderId, key]));
     return row ? rowToEvent(row) : null;
   };
 
@@ -151,11 +191,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
    * The compare-and-set with its event, on `c`: the order row as left, or null when the version
    * moved on. A repeated dedupe key throws (isDedupeConflict) and nothing is written.
    */
-  const move = async (c: PgClientLike | PgPoolLike, id: string, expectedVersion: number, patch: string, event: NewEvent | undefined, now: Date): Promise<Row | undefined> => {
-    if (!event) return first((await c.query(Q.transition, [id, expectedVersion, patch, now.toISOString(), 0])).rows);
+  const move = async (run: typeof query, id: string, expectedVersion: number, patch: string, event: NewEvent | undefined, now: Date): Promise<Row | undefined> => {
+    if (!event) return first(await run(Q.transition, [id, expectedVersion, patch, now.toISOString(), 0]));
     // The event's id and columns but order_id and created_at, which the statement takes from the order and $4.
     const [eventId, , ...columns] = eventParams(id, event, now);
-    return first((await c.query(Q.transitionWithEvent, [id, expectedVersion, patch, now.toISOString(), 1, eventId, ...columns.slice(0, -1)])).rows);
+    return first(await run(Q.transitionWithEvent, [id, expectedVersion, patch, now.toISOString(), 1, eventId, ...columns.slice(0, -1)]));
   };
 
   const transition = async (
@@ -170,11 +210,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     const settled = async (): Promise<{ order: Order; event: OrderEvent | null } | null> => {
       // Without refund rows or hook calls the transition is one statement: one round trip, one commit.
       if (extras?.refunds === undefined && !extras?.outbox?.length) {
-        const row = await move(pool, id, expectedVersion, json, event, now);
+        const row = await move(query, id, expectedVersion, json, event, now);
         return row ? { order: rowToOrder(row), event: returnedEvent(row) } : null;
       }
       return inTransaction<{ order: Order; event: OrderEvent | null } | null>(pool, async (c) => {
-        const updated = await move(c, id, expectedVersion, json, event, now);
+        const updated = await move(on(c), id, expectedVersion, json, event, now);
         if (!updated) return { commit: false, value: null };
         // The UPDATE above locks the order row: the rows and their total are written by one writer.
         const final = extras.refunds === undefined ? updated : await writeRefunds(c, id, extras.refunds, now);
@@ -200,7 +240,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     } catch (error) {
       if (!isDedupeConflict(error)) throw error;
       // The order already has this key (perhaps from a writer that raced us): theirs is the event.
-      const existing = await eventByKey(pool, orderId, event.dedupeKey ?? '');
+      const existing = await eventByKey(orderId, event.dedupeKey ?? '');
       if (!existing) throw new KitError('ERR_STORE', 'A conflicting event could not be read back', { details: { orderId } });
       return { appended: false, existing };
     }
