@@ -264,10 +264,12 @@ async function main(): Promise<void> {
         last = await measureBaseline(name, round, last?.name === below ? last : await measureBaseline(below, round));
       }
       for (const scenario of scenarios) {
-        // Enough orders for the run at the best rate seen so far (or a first guess), plus headroom.
+        // Enough orders for the run at the best rate seen so far or the first guess, whichever is
+        // higher, plus headroom: a round slowed down by the machine must not size the next one short
+        // (a run that uses up its orders stops early, repeating its last request).
         const previous = runs.filter((r) => r.name === scenario).map((r) => r.load.rps);
         const lastBaseline = runs.findLast((r) => r.name === 'baseline')?.load.rps ?? FIRST_BASELINE_GUESS;
-        const rps = previous.length > 0 ? Math.max(...previous) : lastBaseline * GUESS[scenario];
+        const rps = Math.max(...previous, lastBaseline * GUESS[scenario]);
         const count = Math.min(config.maxOrders, Math.ceil(rps * 1.5 * (config.duration + config.warmup)) + 4 * config.connections);
         const kind = scenario === 'notify_confirmed' || scenario === 'notify_pg' ? 'notify' : scenario === 'pay_direct_pg' ? 'pay_direct' : scenario;
         const pg = PG_SCENARIOS.includes(scenario) ? pgSchema(scenario) ?? undefined : undefined;
