@@ -37,9 +37,32 @@ const TRANSITION_SET = `
         updated_at = $4::timestamptz,
         last_event_seq = o.last_event_seq + $5`;
 
+/**
+ * The order row `m` as the outbox keeps it: the JSON the store writes for an Order (rows.ts
+ * orderSnapshot), dates as JavaScript's ISO strings, parentId only on a child payment.
+ */
+const SNAPSHOT = `jsonb_build_object('id', m.id, 'orderNo', m.order_no, 'amount', m.amount, 'currency', m.currency,
+    'state', m.state, 'version', m.version, 'method', m.method, 'transactionId', m.transaction_id, 'maskedCard', m.masked_card,
+    'capturedAmount', m.captured_amount, 'refundedAmount', m.refunded_amount, 'attention', m.attention, 'data', m.data,
+    'createdAt', to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'updatedAt', to_char(m.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+    || CASE WHEN m.parent_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('parentId', m.parent_id) END`;
+
 export function buildQueries(schema: string) {
   const T = `${quoteSchema(schema)}.checkout_orders`;
   const E = `${quoteSchema(schema)}.checkout_order_events`;
+  const O = `${quoteSchema(schema)}.checkout_outbox`;
+  const moveWithEvent = `WITH moved AS (
+        UPDATE ${T} AS o SET ${TRANSITION_SET}
+        FROM (SELECT $3::jsonb AS j) AS p
+        WHERE o.id = $1 AND o.version = $2
+        RETURNING o.*
+      ), ev AS (
+        INSERT INTO ${E} (id, order_id, seq, type, source, from_state, to_state, dedupe_key, actor, data, created_at)
+        SELECT $6, moved.id, moved.last_event_seq, $7, $8, $9, $10, $11, $12, $13::jsonb, $4::timestamptz FROM moved
+        RETURNING *
+      )`;
+  const returning = `SELECT moved.*, ${EVENT_COLUMNS.map((c) => `ev.${c} AS ev_${c}`).join(', ')} FROM moved LEFT JOIN ev ON true`;
   const R = `${quoteSchema(schema)}.checkout_order_refunds`;
   const dueWhere = `state = ANY($1::text[]) AND updated_at < $2::timestamptz AND ${NOT_LEASED}`;
   return {
@@ -60,17 +83,17 @@ export function buildQueries(schema: string) {
     // event INSERT has no ON CONFLICT: a repeated dedupe key fails the whole statement with
     // unique_violation on DEDUPE_INDEX, so the order update is refused with it. $4 is also the
     // event's time; $6… are the event's columns (EVENT_PARAMS).
-    transitionWithEvent: `WITH moved AS (
-        UPDATE ${T} AS o SET ${TRANSITION_SET}
-        FROM (SELECT $3::jsonb AS j) AS p
-        WHERE o.id = $1 AND o.version = $2
-        RETURNING o.*
-      ), ev AS (
-        INSERT INTO ${E} (id, order_id, seq, type, source, from_state, to_state, dedupe_key, actor, data, created_at)
-        SELECT $6, moved.id, moved.last_event_seq, $7, $8, $9, $10, $11, $12, $13::jsonb, $4::timestamptz FROM moved
-        RETURNING *
+    transitionWithEvent: `${moveWithEvent}
+      ${returning}`,
+    // The same plus the hook calls it owes ($14: JSON array of {id, hook, payload}), each keeping
+    // the order as the UPDATE left it; due by the database clock, as the outbox's own insert.
+    transitionWithEventAndOutbox: `${moveWithEvent}, outbox AS (
+        INSERT INTO ${O} (id, order_id, hook, payload, order_snapshot, next_attempt_at, created_at)
+        SELECT e.id, m.id, e.hook, e.payload, ${SNAPSHOT}, now(), $4::timestamptz
+        FROM moved AS m, ROWS FROM (jsonb_to_recordset($14::jsonb) AS (id text, hook text, payload jsonb)) WITH ORDINALITY AS e(id, hook, payload, n)
+        ORDER BY e.n
       )
-      SELECT moved.*, ${EVENT_COLUMNS.map((c) => `ev.${c} AS ev_${c}`).join(', ')} FROM moved LEFT JOIN ev ON true`,
+      ${returning}`,
     eventByKey: `SELECT * FROM ${E} WHERE order_id = $1 AND dedupe_key = $2`,
     // Bumping the counter locks the order row, so appends to one order are serialised; one
     // statement, so one round trip. A repeated dedupe key fails it with unique_violation (the

@@ -16,7 +16,7 @@ import type { NewEvent, Order, OrderEvent } from '../types.js';
 import { inTransaction } from './postgres-client.js';
 import type { PgClientLike, PgPoolLike, PgResultLike } from './postgres-client.js';
 import { migratePostgres } from './sql/migrations.js';
-import { createPostgresOutbox } from './postgres-outbox.js';
+import { createPostgresOutbox, outboxRows } from './postgres-outbox.js';
 import { createPostgresSavedCards } from './postgres-saved-cards.js';
 import { buildQueries, DEDUPE_INDEX, EVENT_COLUMNS, quoteSchema } from './postgres-queries.js';
 import { guarded } from './sql/errors.js';
@@ -191,11 +191,15 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
    * The compare-and-set with its event, on `c`: the order row as left, or null when the version
    * moved on. A repeated dedupe key throws (isDedupeConflict) and nothing is written.
    */
-  const move = async (run: typeof query, id: string, expectedVersion: number, patch: string, event: NewEvent | undefined, now: Date): Promise<Row | undefined> => {
+  const move = async (
+    run: typeof query, id: string, expectedVersion: number, patch: string, event: NewEvent | undefined, now: Date, outboxJson?: string,
+  ): Promise<Row | undefined> => {
     if (!event) return first(await run(Q.transition, [id, expectedVersion, patch, now.toISOString(), 0]));
     // The event's id and columns but order_id and created_at, which the statement takes from the order and $4.
     const [eventId, , ...columns] = eventParams(id, event, now);
-    return first(await run(Q.transitionWithEvent, [id, expectedVersion, patch, now.toISOString(), 1, eventId, ...columns.slice(0, -1)]));
+    const values = [id, expectedVersion, patch, now.toISOString(), 1, eventId, ...columns.slice(0, -1)];
+    if (outboxJson === undefined) return first(await run(Q.transitionWithEvent, values));
+    return first(await run(Q.transitionWithEventAndOutbox, [...values, outboxJson]));
   };
 
   const transition = async (
@@ -208,20 +212,22 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     const now = new Date();
     const json = JSON.stringify(patch);
     const settled = async (): Promise<{ order: Order; event: OrderEvent | null } | null> => {
-      // Without refund rows or hook calls the transition is one statement: one round trip, one commit.
-      if (extras?.refunds === undefined && !extras?.outbox?.length) {
-        const row = await move(query, id, expectedVersion, json, event, now);
+      // Without refund rows the transition is one statement (with its event and hook calls): one
+      // round trip, one commit. Hook calls without an event take the transaction below.
+      const owes = extras?.outbox?.length ? extras.outbox : undefined;
+      if (extras?.refunds === undefined && (owes === undefined || event !== undefined)) {
+        const row = await move(query, id, expectedVersion, json, event, now, owes === undefined ? undefined : outboxRows(owes, now));
         return row ? { order: rowToOrder(row), event: returnedEvent(row) } : null;
       }
       return inTransaction<{ order: Order; event: OrderEvent | null } | null>(pool, async (c) => {
         const updated = await move(on(c), id, expectedVersion, json, event, now);
         if (!updated) return { commit: false, value: null };
         // The UPDATE above locks the order row: the rows and their total are written by one writer.
-        const final = extras.refunds === undefined ? updated : await writeRefunds(c, id, extras.refunds, now);
+        const final = extras?.refunds === undefined ? updated : await writeRefunds(c, id, extras.refunds, now);
         if (!final) throw new KitError('ERR_STORE', 'The order vanished inside its own write transaction', { details: { orderId: id } });
         const order = rowToOrder(final);
         // Outbox entries keep the order as this transition leaves it, refunds included.
-        if (extras.outbox?.length) await outbox.add(c, order, extras.outbox, now);
+        if (owes !== undefined) await outbox.add(c, order, owes, now);
         return { commit: true, value: { order, event: returnedEvent(updated) } };
       });
     };
