@@ -102,13 +102,24 @@ const CHAIN: Record<Exclude<BaselineName, 'baseline'>, BaselineName> = {
 const ROWS_PER_REQUEST: Record<BaselineName, number> = { baseline: 0, durable_baseline: 1, gateway_baseline: 2, pg_durable_baseline: 1, pg_gateway_baseline: 2 };
 const PG_SCENARIOS: readonly Scenario[] = ['notify_pg', 'pay_direct_pg'];
 
-/** Drops a run's PostgreSQL schema (the kit's tables in it). */
+/**
+ * Drops a run's PostgreSQL schema (the kit's tables in it). DROP waits for every lock on those
+ * tables: a session left holding one (a pool not ended, a transaction left open) would stop the
+ * run silently, so the wait is bounded and the sessions still busy are reported instead.
+ */
 async function dropSchema(target: PgTarget): Promise<void> {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: target.url });
   await client.connect();
   try {
+    await client.query(`SET lock_timeout = '30s'`);
     await client.query(`DROP SCHEMA IF EXISTS "${target.schema}" CASCADE`);
+  } catch (error) {
+    const busy = await client.query<Record<string, unknown>>(
+      `SELECT pid, application_name, state, wait_event_type, wait_event, now() - xact_start AS in_transaction_for, left(query, 200) AS query
+       FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`,
+    );
+    throw new Error(`could not drop schema ${target.schema}: ${error instanceof Error ? error.message : String(error)}; sessions not idle: ${JSON.stringify(busy.rows)}`, { cause: error });
   } finally {
     await client.end();
   }
@@ -253,14 +264,17 @@ async function main(): Promise<void> {
         last = await measureBaseline(name, round, last?.name === below ? last : await measureBaseline(below, round));
       }
       for (const scenario of scenarios) {
-        // Enough orders for the run at the best rate seen so far (or a first guess), plus headroom.
+        // Enough orders for the run at the best rate seen so far or the first guess, whichever is
+        // higher, plus headroom: a round slowed down by the machine must not size the next one short
+        // (a run that uses up its orders stops early, repeating its last request).
         const previous = runs.filter((r) => r.name === scenario).map((r) => r.load.rps);
         const lastBaseline = runs.findLast((r) => r.name === 'baseline')?.load.rps ?? FIRST_BASELINE_GUESS;
-        const rps = previous.length > 0 ? Math.max(...previous) : lastBaseline * GUESS[scenario];
+        const rps = Math.max(...previous, lastBaseline * GUESS[scenario]);
         const count = Math.min(config.maxOrders, Math.ceil(rps * 1.5 * (config.duration + config.warmup)) + 4 * config.connections);
         const kind = scenario === 'notify_confirmed' || scenario === 'notify_pg' ? 'notify' : scenario === 'pay_direct_pg' ? 'pay_direct' : scenario;
         const pg = PG_SCENARIOS.includes(scenario) ? pgSchema(scenario) ?? undefined : undefined;
         const seedJob: SeedJob = { dir: scenarioDir(scenario), kind, count, ...(pg === undefined ? {} : { pg }) };
+        log(`${scenario.padEnd(16)} round ${String(round)}: seeding ${String(count)} orders${pg === undefined ? '' : ` in PostgreSQL schema ${pg.schema}`}`);
         const [seeded] = await runJob<SeedOutput[]>('./seeder.ts', [seedJob]);
         // Each route is paired with its own baseline measured just before it, so the pair shares
         // whatever the machine was doing in that minute.

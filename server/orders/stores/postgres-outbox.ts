@@ -55,6 +55,11 @@ function buildOutboxQueries(schema: string) {
   };
 }
 
+/** Entries as the outbox statements take them: a JSON array of {id, hook, payload}, in order. */
+export function outboxRows(entries: readonly NewOutboxEntry[], now: Date): string {
+  return JSON.stringify(entries.map((e) => ({ id: uuidV7(now.getTime()), hook: e.hook, payload: e.payload })));
+}
+
 export function createPostgresOutbox(pool: PgPoolLike, schema: string): PostgresOutbox {
   const Q = buildOutboxQueries(schema);
   const run = async (text: string, values: unknown[]): Promise<void> => {
@@ -63,8 +68,7 @@ export function createPostgresOutbox(pool: PgPoolLike, schema: string): Postgres
 
   return {
     async add(client, order, entries, now) {
-      const rows = entries.map((e) => ({ id: uuidV7(now.getTime()), hook: e.hook, payload: e.payload }));
-      await client.query(Q.insert, [order.id, orderSnapshot(order), now.toISOString(), JSON.stringify(rows)]);
+      await client.query(Q.insert, [order.id, orderSnapshot(order), now.toISOString(), outboxRows(entries, now)]);
     },
     claimOutbox: (claim) =>
       guarded(ADAPTER, 'claimOutbox', async () => {

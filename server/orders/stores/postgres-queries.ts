@@ -22,9 +22,52 @@ const LIVE_SUBSCRIPTION = `parent_id IS NULL AND (data->>'recurringId') IS NOT N
 /** Unexpired lease held by someone: such orders are not due. */
 const NOT_LEASED = '(lease_owner IS NULL OR lease_until <= now())';
 
+/** The unique index that refuses a second event with the same dedupe key on one order. */
+export const DEDUPE_INDEX = 'checkout_order_events_dedupe';
+
+/** The event columns the transition statement returns as `ev_<column>`. */
+export const EVENT_COLUMNS = ['id', 'order_id', 'seq', 'type', 'source', 'from_state', 'to_state', 'dedupe_key', 'actor', 'data', 'created_at'] as const;
+
+/** The transition's SET list: $3 is the patch, $4 the time, $5 the events it adds to the order's count. */
+const TRANSITION_SET = `
+        state = CASE WHEN p.j ? 'state' THEN p.j->>'state' ELSE o.state END,
+        method = CASE WHEN p.j ? 'method' THEN p.j->>'method' ELSE o.method END,
+        transaction_id = CASE WHEN p.j ? 'transactionId' THEN p.j->>'transactionId' ELSE o.transaction_id END,
+        masked_card = CASE WHEN p.j ? 'maskedCard' THEN p.j->>'maskedCard' ELSE o.masked_card END,
+        captured_amount = CASE WHEN p.j ? 'capturedAmount' THEN (p.j->>'capturedAmount')::bigint ELSE o.captured_amount END,
+        refunded_amount = CASE WHEN p.j ? 'refundedAmount' THEN (p.j->>'refundedAmount')::bigint ELSE o.refunded_amount END,
+        attention = CASE WHEN p.j ? 'attention' THEN p.j->>'attention' ELSE o.attention END,
+        data = CASE WHEN p.j ? 'data' THEN o.data || (p.j->'data') ELSE o.data END,
+        version = o.version + 1,
+        updated_at = $4::timestamptz,
+        last_event_seq = o.last_event_seq + $5`;
+
+/**
+ * The order row `m` as the outbox keeps it: the JSON the store writes for an Order (rows.ts
+ * orderSnapshot), dates as JavaScript's ISO strings, parentId only on a child payment.
+ */
+const SNAPSHOT = `jsonb_build_object('id', m.id, 'orderNo', m.order_no, 'amount', m.amount, 'currency', m.currency,
+    'state', m.state, 'version', m.version, 'method', m.method, 'transactionId', m.transaction_id, 'maskedCard', m.masked_card,
+    'capturedAmount', m.captured_amount, 'refundedAmount', m.refunded_amount, 'attention', m.attention, 'data', m.data,
+    'createdAt', to_char(m.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'updatedAt', to_char(m.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+    || CASE WHEN m.parent_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('parentId', m.parent_id) END`;
+
 export function buildQueries(schema: string) {
   const T = `${quoteSchema(schema)}.checkout_orders`;
   const E = `${quoteSchema(schema)}.checkout_order_events`;
+  const O = `${quoteSchema(schema)}.checkout_outbox`;
+  const moveWithEvent = `WITH moved AS (
+        UPDATE ${T} AS o SET ${TRANSITION_SET}
+        FROM (SELECT $3::jsonb AS j) AS p
+        WHERE o.id = $1 AND o.version = $2
+        RETURNING o.*
+      ), ev AS (
+        INSERT INTO ${E} (id, order_id, seq, type, source, from_state, to_state, dedupe_key, actor, data, created_at)
+        SELECT $6, moved.id, moved.last_event_seq, $7, $8, $9, $10, $11, $12, $13::jsonb, $4::timestamptz FROM moved
+        RETURNING *
+      )`;
+  const returning = `SELECT moved.*, ${EVENT_COLUMNS.map((c) => `ev.${c} AS ev_${c}`).join(', ')} FROM moved LEFT JOIN ev ON true`;
   const R = `${quoteSchema(schema)}.checkout_order_refunds`;
   const dueWhere = `state = ANY($1::text[]) AND updated_at < $2::timestamptz AND ${NOT_LEASED}`;
   return {
@@ -40,27 +83,35 @@ export function buildQueries(schema: string) {
     byTransactionId: `SELECT * FROM ${T} WHERE transaction_id = $1 ORDER BY created_at, id LIMIT 1`,
     // Compare-and-set in one statement: the version check and the write cannot be separated.
     // $3 is the patch as JSON: a key that is present is applied (even as null), absent keys stay.
-    transition: `UPDATE ${T} AS o SET
-        state = CASE WHEN p.j ? 'state' THEN p.j->>'state' ELSE o.state END,
-        method = CASE WHEN p.j ? 'method' THEN p.j->>'method' ELSE o.method END,
-        transaction_id = CASE WHEN p.j ? 'transactionId' THEN p.j->>'transactionId' ELSE o.transaction_id END,
-        masked_card = CASE WHEN p.j ? 'maskedCard' THEN p.j->>'maskedCard' ELSE o.masked_card END,
-        captured_amount = CASE WHEN p.j ? 'capturedAmount' THEN (p.j->>'capturedAmount')::bigint ELSE o.captured_amount END,
-        refunded_amount = CASE WHEN p.j ? 'refundedAmount' THEN (p.j->>'refundedAmount')::bigint ELSE o.refunded_amount END,
-        attention = CASE WHEN p.j ? 'attention' THEN p.j->>'attention' ELSE o.attention END,
-        data = CASE WHEN p.j ? 'data' THEN o.data || (p.j->'data') ELSE o.data END,
-        version = o.version + 1,
-        updated_at = $4::timestamptz,
-        last_event_seq = o.last_event_seq + $5
+    transition: `UPDATE ${T} AS o SET ${TRANSITION_SET}
       FROM (SELECT $3::jsonb AS j) AS p
       WHERE o.id = $1 AND o.version = $2
       RETURNING o.*`,
-    // Bumping the counter also locks the order row, so appends to one order are serialised.
-    bumpEventSeq: `UPDATE ${T} SET last_event_seq = last_event_seq + 1 WHERE id = $1 RETURNING last_event_seq`,
+    // The compare-and-set and its event in one statement, so one round trip and one commit. The
+    // event INSERT has no ON CONFLICT: a repeated dedupe key fails the whole statement with
+    // unique_violation on DEDUPE_INDEX, so the order update is refused with it. $4 is also the
+    // event's time; $6… are the event's columns (EVENT_PARAMS).
+    transitionWithEvent: `${moveWithEvent}
+      ${returning}`,
+    // The same plus the hook calls it owes ($14: JSON array of {id, hook, payload}), each keeping
+    // the order as the UPDATE left it; due by the database clock, as the outbox's own insert.
+    transitionWithEventAndOutbox: `${moveWithEvent}, outbox AS (
+        INSERT INTO ${O} (id, order_id, hook, payload, order_snapshot, next_attempt_at, created_at)
+        SELECT e.id, m.id, e.hook, e.payload, ${SNAPSHOT}, now(), $4::timestamptz
+        FROM moved AS m, ROWS FROM (jsonb_to_recordset($14::jsonb) AS (id text, hook text, payload jsonb)) WITH ORDINALITY AS e(id, hook, payload, n)
+        ORDER BY e.n
+      )
+      ${returning}`,
     eventByKey: `SELECT * FROM ${E} WHERE order_id = $1 AND dedupe_key = $2`,
-    insertEvent: `INSERT INTO ${E} (id, order_id, seq, type, source, from_state, to_state, dedupe_key, actor, data, created_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::timestamptz)
-      ON CONFLICT (order_id, dedupe_key) DO NOTHING RETURNING *`,
+    // Bumping the counter locks the order row, so appends to one order are serialised; one
+    // statement, so one round trip. A repeated dedupe key fails it with unique_violation (the
+    // bump is undone with it); no row back means no such order. $1… are EVENT_PARAMS minus seq.
+    appendEvent: `WITH bumped AS (
+        UPDATE ${T} SET last_event_seq = last_event_seq + 1 WHERE id = $2 RETURNING last_event_seq
+      )
+      INSERT INTO ${E} (id, order_id, seq, type, source, from_state, to_state, dedupe_key, actor, data, created_at)
+      SELECT $1, $2, bumped.last_event_seq, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::timestamptz FROM bumped
+      RETURNING *`,
     listEvents: `SELECT * FROM ${E} WHERE order_id = $1 ORDER BY seq`,
     refundsByOrder: `SELECT * FROM ${R} WHERE order_id = $1 ORDER BY created_at, id COLLATE "C"`,
     pendingRefunds: `SELECT * FROM ${R} WHERE status = 'pending' AND created_at < $1::timestamptz ORDER BY created_at, id COLLATE "C" LIMIT $2`,

@@ -4,6 +4,7 @@
  * index used with ON CONFLICT DO NOTHING; sweepers claim due orders with FOR UPDATE SKIP LOCKED,
  * so two instances never receive the same order while its lease lasts.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ConfigError, KitError } from '../../errors.js';
 import { silentLogger } from '../../logging.js';
@@ -13,11 +14,11 @@ import type { RefundUpsert } from '../refunds.js';
 import type { AppendResult, OrderStore, TransitionExtras, TransitionResult } from '../store.js';
 import type { NewEvent, Order, OrderEvent } from '../types.js';
 import { inTransaction } from './postgres-client.js';
-import type { PgClientLike, PgPoolLike } from './postgres-client.js';
+import type { PgClientLike, PgPoolLike, PgResultLike } from './postgres-client.js';
 import { migratePostgres } from './sql/migrations.js';
-import { createPostgresOutbox } from './postgres-outbox.js';
+import { createPostgresOutbox, outboxRows } from './postgres-outbox.js';
 import { createPostgresSavedCards } from './postgres-saved-cards.js';
-import { buildQueries, quoteSchema } from './postgres-queries.js';
+import { buildQueries, DEDUPE_INDEX, EVENT_COLUMNS, quoteSchema } from './postgres-queries.js';
 import { guarded } from './sql/errors.js';
 import { rowToEvent, rowToOrder, rowToRefund } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
@@ -37,6 +38,13 @@ export interface PostgresStoreOptions {
   logger?: Logger;
   /** Apply pending schema migrations on start. Default true; set false when a deploy step runs them. */
   migrate?: boolean;
+  /**
+   * Run the statements issued outside transactions as named prepared statements, planned once per
+   * connection. Default true for a node-postgres pool (the store's own, or a given `pg.Pool`);
+   * set false behind a pooler that does not keep prepared statements (PgBouncer in transaction
+   * mode before 1.21). Other `PgPoolLike` pools always get plain text.
+   */
+  preparedStatements?: boolean;
 }
 
 export interface PostgresOrderStore extends OrderStore {
@@ -51,6 +59,7 @@ const optionsSchema = z.object({
   schema: z.string().optional(),
   logger: z.custom<Logger>((v) => typeof v === 'object' && v !== null && 'warn' in v).optional(),
   migrate: z.boolean().optional(),
+  preparedStatements: z.boolean().optional(),
 });
 
 const ADAPTER = 'PostgreSQL';
@@ -78,11 +87,11 @@ async function createPool(connectionString: string, logger: Logger): Promise<PgP
   return pool;
 }
 
-function eventValues(orderId: string, seq: number, event: NewEvent, now: Date): unknown[] {
+/** An event's columns but its seq (the statement takes the seq from the order row it locks). */
+function eventParams(orderId: string, event: NewEvent, now: Date): unknown[] {
   return [
     uuidV7(now.getTime()),
     orderId,
-    seq,
     event.type,
     event.source,
     event.fromState ?? null,
@@ -94,6 +103,29 @@ function eventValues(orderId: string, seq: number, event: NewEvent, now: Date): 
   ];
 }
 
+/** True for the refusal of an event whose dedupe key the order already has. */
+const isDedupeConflict = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505' && (error as { constraint?: unknown }).constraint === DEDUPE_INDEX;
+
+/** The event a transition statement returned beside the order (its `ev_` columns), if any. */
+function returnedEvent(row: Row): OrderEvent | null {
+  if (row.ev_id === null || row.ev_id === undefined) return null;
+  return rowToEvent(Object.fromEntries<unknown>(EVENT_COLUMNS.map((c) => [c, row[`ev_${c}`]])));
+}
+
+/** node-postgres's Pool names its client class; it takes `{ name, text, values }` as a query. */
+interface NamedQueryPool {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<PgResultLike>;
+}
+const isNodePostgres = (pool: PgPoolLike): boolean => 'Client' in pool;
+
+/**
+ * A cached plan whose result columns changed (a migration added a column to a table a prepared
+ * `SELECT *` reads): raised before the statement runs, so running it as plain text is safe.
+ */
+const isStalePlan = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '0A000' && String((error as { message?: unknown }).message).includes('cached plan');
+
 const first = (rows: Row[]): Row | undefined => rows[0];
 
 /** Opens (or adopts) a pool, migrates the schema unless told not to, and returns the store. */
@@ -102,6 +134,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   quoteSchema(schema);
   const pool = given ?? (await createPool(connectionString ?? '', logger));
   const Q = buildQueries(schema);
+  // Planning the transition statement costs PostgreSQL about as much CPU as running it: each
+  // statement run on the pool is prepared once per connection under a name derived from its text
+  // (the schema is in the text, so stores on other schemas sharing the pool never collide).
+  const names = (options.preparedStatements ?? isNodePostgres(pool))
+    ? new Map(Object.values(Q).map((text) => [text, `checkout_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`]))
+    : null;
   const outbox = createPostgresOutbox(pool, schema);
   let ended = false;
   if (migrate) {
@@ -113,14 +151,26 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     }
   }
 
-  const query = async (text: string, values: unknown[]): Promise<Row[]> => (await pool.query(text, values)).rows;
+  /** Runs a statement on the pool, prepared when `names` has it. */
+  const query = async (text: string, values: unknown[]): Promise<Row[]> => {
+    const name = names?.get(text);
+    if (name === undefined) return (await pool.query(text, values)).rows;
+    try {
+      return (await (pool as unknown as NamedQueryPool).query({ name, text, values })).rows;
+    } catch (error) {
+      if (!isStalePlan(error)) throw error;
+      return (await pool.query(text, values)).rows;
+    }
+  };
+  /** Runs a statement on a transaction's client (plain text: a failed statement there aborts the transaction). */
+  const on = (c: PgClientLike) => async (text: string, values: unknown[]): Promise<Row[]> => (await c.query(text, values)).rows;
   const one = async (text: string, values: unknown[]): Promise<Order | null> => {
     const row = first(await query(text, values));
     return row ? rowToOrder(row) : null;
   };
   const get = (id: string): Promise<Order | null> => one(Q.byId, [id]);
-  const eventByKey = async (c: PgClientLike | PgPoolLike, orderId: string, key: string): Promise<OrderEvent | null> => {
-    const row = first((await c.query(Q.eventByKey, [orderId, key])).rows);
+  const eventByKey = async (orderId: string, key: string): Promise<OrderEvent | null> => {
+    const row = first(await query(Q.eventByKey, [orderId, key]));
     return row ? rowToEvent(row) : null;
   };
 
@@ -137,6 +187,21 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     return first((await c.query(Q.setRefunded, [orderId, refundedTotal(merged.rows)])).rows);
   };
 
+  /**
+   * The compare-and-set with its event, on `c`: the order row as left, or null when the version
+   * moved on. A repeated dedupe key throws (isDedupeConflict) and nothing is written.
+   */
+  const move = async (
+    run: typeof query, id: string, expectedVersion: number, patch: string, event: NewEvent | undefined, now: Date, outboxJson?: string,
+  ): Promise<Row | undefined> => {
+    if (!event) return first(await run(Q.transition, [id, expectedVersion, patch, now.toISOString(), 0]));
+    // The event's id and columns but order_id and created_at, which the statement takes from the order and $4.
+    const [eventId, , ...columns] = eventParams(id, event, now);
+    const values = [id, expectedVersion, patch, now.toISOString(), 1, eventId, ...columns.slice(0, -1)];
+    if (outboxJson === undefined) return first(await run(Q.transitionWithEvent, values));
+    return first(await run(Q.transitionWithEventAndOutbox, [...values, outboxJson]));
+  };
+
   const transition = async (
     id: string,
     expectedVersion: number,
@@ -145,46 +210,48 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     extras?: TransitionExtras,
   ): Promise<TransitionResult> => {
     const now = new Date();
-    const won = await inTransaction<{ order: Order; event: OrderEvent | null } | null>(pool, async (c) => {
-      const updated = first((await c.query(Q.transition, [id, expectedVersion, JSON.stringify(patch), now.toISOString(), event ? 1 : 0])).rows);
-      if (!updated) return { commit: false, value: null };
-      let inserted: Row | undefined;
-      if (event) {
-        inserted = first((await c.query(Q.insertEvent, eventValues(id, Number(updated.last_event_seq), event, now))).rows);
-        // A dedupe conflict refuses the whole transition: roll the order update back too.
-        if (!inserted) return { commit: false, value: null };
+    const json = JSON.stringify(patch);
+    const settled = async (): Promise<{ order: Order; event: OrderEvent | null } | null> => {
+      // Without refund rows the transition is one statement (with its event and hook calls): one
+      // round trip, one commit. Hook calls without an event take the transaction below.
+      const owes = extras?.outbox?.length ? extras.outbox : undefined;
+      if (extras?.refunds === undefined && (owes === undefined || event !== undefined)) {
+        const row = await move(query, id, expectedVersion, json, event, now, owes === undefined ? undefined : outboxRows(owes, now));
+        return row ? { order: rowToOrder(row), event: returnedEvent(row) } : null;
       }
-      // The UPDATE above locks the order row: the rows and their total are written by one writer.
-      const final = extras?.refunds === undefined ? updated : await writeRefunds(c, id, extras.refunds, now);
-      if (!final) throw new KitError('ERR_STORE', 'The order vanished inside its own write transaction', { details: { orderId: id } });
-      const order = rowToOrder(final);
-      // Outbox entries keep the order as this transition leaves it, refunds included.
-      if (extras?.outbox?.length) await outbox.add(c, order, extras.outbox, now);
-      return { commit: true, value: { order, event: inserted ? rowToEvent(inserted) : null } };
+      return inTransaction<{ order: Order; event: OrderEvent | null } | null>(pool, async (c) => {
+        const updated = await move(on(c), id, expectedVersion, json, event, now);
+        if (!updated) return { commit: false, value: null };
+        // The UPDATE above locks the order row: the rows and their total are written by one writer.
+        const final = extras?.refunds === undefined ? updated : await writeRefunds(c, id, extras.refunds, now);
+        if (!final) throw new KitError('ERR_STORE', 'The order vanished inside its own write transaction', { details: { orderId: id } });
+        const order = rowToOrder(final);
+        // Outbox entries keep the order as this transition leaves it, refunds included.
+        if (owes !== undefined) await outbox.add(c, order, owes, now);
+        return { commit: true, value: { order, event: returnedEvent(updated) } };
+      });
+    };
+    // A dedupe conflict refuses the whole transition: the statement (or transaction) wrote nothing.
+    const won = await settled().catch((error: unknown) => {
+      if (isDedupeConflict(error)) return null;
+      throw error;
     });
     return won ? { ok: true, ...won } : { ok: false, current: await get(id) };
   };
 
   const appendEvent = async (orderId: string, event: NewEvent): Promise<AppendResult> => {
-    const outcome = await inTransaction<AppendResult | 'missing' | 'raced'>(pool, async (c) => {
-      if (event.dedupeKey) {
-        const existing = await eventByKey(c, orderId, event.dedupeKey);
-        if (existing) return { commit: false, value: { appended: false, existing } };
-      }
-      const bumped = first((await c.query(Q.bumpEventSeq, [orderId])).rows);
-      if (!bumped) return { commit: false, value: 'missing' };
-      const inserted = first((await c.query(Q.insertEvent, eventValues(orderId, Number(bumped.last_event_seq), event, new Date()))).rows);
-      // Someone appended the same key between our check and our lock: theirs is the event.
-      if (!inserted) return { commit: false, value: 'raced' };
-      return { commit: true, value: { appended: true, event: rowToEvent(inserted) } };
-    });
-    if (outcome === 'missing') throw new KitError('ERR_ORDER_NOT_FOUND', 'No order with this id', { details: { orderId } });
-    if (outcome === 'raced') {
-      const existing = await eventByKey(pool, orderId, event.dedupeKey ?? '');
+    let inserted: Row | undefined;
+    try {
+      inserted = first(await query(Q.appendEvent, eventParams(orderId, event, new Date())));
+    } catch (error) {
+      if (!isDedupeConflict(error)) throw error;
+      // The order already has this key (perhaps from a writer that raced us): theirs is the event.
+      const existing = await eventByKey(orderId, event.dedupeKey ?? '');
       if (!existing) throw new KitError('ERR_STORE', 'A conflicting event could not be read back', { details: { orderId } });
       return { appended: false, existing };
     }
-    return outcome;
+    if (!inserted) throw new KitError('ERR_ORDER_NOT_FOUND', 'No order with this id', { details: { orderId } });
+    return { appended: true, event: rowToEvent(inserted) };
   };
 
   return {

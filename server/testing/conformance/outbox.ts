@@ -45,6 +45,23 @@ export function outboxCases(ctx: ConformanceContext): void {
       expect(await ctx.store.countOutbox()).toEqual({ pending: 2, dead: 0 });
     });
 
+    it('stores the entries of a transition with its event: each keeps the order as it was left (a child payment with its parentId)', async () => {
+      const parent = await ctx.store.create(ctx.newOrder());
+      // Child payments only where the store keeps them (subscriptions).
+      const child = await ctx.store.create(ctx.newOrder({ ...(ctx.options.subscriptions ? { parentId: parent.id } : {}), data: { recurringId: 'RC1' } }));
+      const event = { type: 'transition', source: 'notify' as const, fromState: 'created' as const, toState: 'paid' as const, dedupeKey: 'n-1' };
+      const patch = { state: 'paid' as const, transactionId: 'T-1', maskedCard: '424242******4242', capturedAmount: child.amount, data: { resultCode: '0000' } };
+      const moved = await ctx.store.transition(child.id, 0, patch, event, { outbox: PAID });
+      if (!moved.ok) throw new Error('the transition was refused');
+      expect(moved.event).toMatchObject({ dedupeKey: 'n-1', seq: 1 });
+      const entries = await ctx.store.listOutbox({ orderId: child.id, limit: 10 });
+      expect(entries.map((e) => e.hook)).toEqual(['onTransition', 'onPaid']);
+      expect(nth(entries, 1).position).toBeGreaterThan(nth(entries, 0).position);
+      for (const entry of entries) expect(entry.order).toEqual(moved.order);
+      expect(nth(entries, 0).order.parentId).toBe(ctx.options.subscriptions ? parent.id : undefined);
+      expect(nth(entries, 1).payload).toEqual(nth(PAID, 1).payload);
+    });
+
     it('stores nothing when the transition is refused (stale version or repeated dedupe key)', async () => {
       const input = ctx.newOrder();
       await ctx.store.create(input);

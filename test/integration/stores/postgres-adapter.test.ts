@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore, migratePostgres } from '../../../server/orders/stores/postgres.js';
 import { loadMigrations } from '../../../server/orders/stores/sql/migrations.js';
 import { silentLogger } from '../../../server/logging.js';
-import { TEST_DATABASE_URL, dropSchema, openPgTarget, uniqueSchema } from './pg-target.js';
+import { TEST_DATABASE_URL, dropSchema, openPgTarget, serverPool, uniqueSchema } from './pg-target.js';
 import type { PgTarget } from './pg-target.js';
 
 let target: Promise<PgTarget> | undefined;
@@ -84,6 +85,41 @@ describe('PostgreSQL store: schema and migrations', () => {
     await store.close();
     await store.close();
     await expect(store.get(created.id)).rejects.toMatchObject({ code: 'ERR_STORE' });
+  });
+
+  /** The names of the statements prepared on the one connection of `pool`. */
+  const prepared = async (pool: pg.Pool): Promise<string[]> =>
+    (await pool.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name')).rows.map((r) => r.name);
+
+  it.skipIf(!TEST_DATABASE_URL)('prepares its statements on a pg.Pool and keeps answering after a migration adds a column to a table it reads', async () => {
+    const pool = serverPool(1);
+    try {
+      const schema = schemaFor('prep');
+      const store = await createPostgresStore({ pool, schema });
+      const created = await store.create(order());
+      expect(await store.get(created.id)).toEqual(created);
+      expect((await prepared(pool)).filter((n) => n.startsWith('checkout_')).length).toBeGreaterThan(0);
+      // A prepared SELECT * can no longer return the table's new row type: the store runs it as text.
+      await pool.query(`ALTER TABLE "${schema}".checkout_orders ADD COLUMN added_later text`);
+      expect(await store.get(created.id)).toEqual(created);
+      const moved = await store.transition(created.id, 0, { state: 'pending' }, { type: 'transition', source: 'pay', dedupeKey: 'k' });
+      expect(moved).toMatchObject({ ok: true, order: { state: 'pending', version: 1 }, event: { dedupeKey: 'k', seq: 1 } });
+      expect(await store.listEvents(created.id)).toHaveLength(1);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it.skipIf(!TEST_DATABASE_URL)('with preparedStatements: false sends plain text only', async () => {
+    const pool = serverPool(1);
+    try {
+      const store = await createPostgresStore({ pool, schema: schemaFor('text'), preparedStatements: false });
+      const created = await store.create(order());
+      expect((await store.transition(created.id, 0, { state: 'pending' }, { type: 'transition', source: 'pay' })).ok).toBe(true);
+      expect(await prepared(pool)).toEqual([]);
+    } finally {
+      await pool.end();
+    }
   });
 });
 
