@@ -24,15 +24,25 @@ export interface CaptureSweepOptions {
   now: () => Date;
   /** A claim younger than this may still be on its way: it is left alone. */
   stuckAfterMs: number;
-  /** How many of the newest authorised orders are looked at. */
+  /** Authorised orders looked at per round. */
   scanLimit: number;
+  /** Where the last round's page of authorised orders ended; kept by the sweeper between rounds. */
+  cursor: CaptureCursor;
+}
+
+/** How many authorised orders (newest first) earlier rounds have paged past; 0 starts again. */
+export interface CaptureCursor {
+  offset: number;
 }
 
 /** Null when no authorised order holds a stale capture claim. */
 export async function sweepCaptureClaims(o: CaptureSweepOptions): Promise<CaptureSweepReport | null> {
   const before = o.now().getTime() - o.stuckAfterMs;
-  const claimed = (await o.store.list({ states: ['authorized'], limit: o.scanLimit }))
-    .filter((order) => requestedCaptureOf(order) !== undefined && order.updatedAt.getTime() <= before);
+  // Page after page, round after round, so an old authorisation behind many newer ones is still
+  // looked at; a short page ends the list and the next round starts again from the newest.
+  const page = await o.store.list({ states: ['authorized'], limit: o.scanLimit, offset: o.cursor.offset });
+  o.cursor.offset = page.length < o.scanLimit ? 0 : o.cursor.offset + page.length;
+  const claimed = page.filter((order) => requestedCaptureOf(order) !== undefined && order.updatedAt.getTime() <= before);
   if (claimed.length === 0) return null;
   const report: CaptureSweepReport = { checked: claimed.length, settled: 0 };
   for (const order of claimed) {

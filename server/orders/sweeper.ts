@@ -20,7 +20,7 @@ import type { OrderStore } from './store.js';
 import { sweepPendingRefunds } from './sweeper-refunds.js';
 import type { RefundSweepReport } from './sweeper-refunds.js';
 import { sweepSubscriptions, type SubscriptionCursor, type SubscriptionSweepReport } from './sweeper-subscriptions.js';
-import { sweepCaptureClaims, type CaptureSweepReport } from './sweeper-captures.js';
+import { sweepCaptureClaims, type CaptureCursor, type CaptureSweepReport } from './sweeper-captures.js';
 
 export type { RefundSweepReport } from './sweeper-refunds.js';
 import type { Order, OrderState } from './types.js';
@@ -115,6 +115,7 @@ export function createSweeper(options: SweeperOptions): Sweeper {
   const refundFailAfterMs = positive('refundFailAfterMs', options.refundFailAfterMs ?? 3_600_000);
   const subscriptionScanLimit = positive('subscriptionScanLimit', options.subscriptionScanLimit ?? 500);
   const subscriptionCursor: SubscriptionCursor = { after: undefined };
+  const captureCursor: CaptureCursor = { offset: 0 };
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? ((): Date => new Date());
 
@@ -275,7 +276,7 @@ export function createSweeper(options: SweeperOptions): Sweeper {
       logger.error({ err: redact(error) }, 'Sweeper could not look at pending refunds');
     }
     try {
-      const captures = await sweepCaptureClaims({ engine, store, logger, now, stuckAfterMs, scanLimit: subscriptionScanLimit });
+      const captures = await sweepCaptureClaims({ engine, store, logger, now, stuckAfterMs, scanLimit: subscriptionScanLimit, cursor: captureCursor });
       if (captures !== null) report.captures = captures;
     } catch (error) {
       report.errors++;
