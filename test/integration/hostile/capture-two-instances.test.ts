@@ -7,17 +7,14 @@
  * sandbox captured; `onPaid` once per eventId. Needs TEST_DATABASE_URL (skipped without it).
  */
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
+import type { CheckoutKit } from '../../../server/kit.js';
 import { createPostgresStore } from '../../../server/orders/stores/postgres.js';
 import { recordingHooks, type HookCall } from '../../reliability/support/shop-app.js';
-import { ACCOUNT_ID, MERCHANT_ID, startShop, type Shop } from '../../reliability/support/shop.js';
+import { startShop, type Shop } from '../../reliability/support/shop.js';
 import { TEST_DATABASE_URL, dropSchema, serverPool, uniqueSchema } from '../stores/pg-target.js';
-import { held, paidIn } from './support.js';
+import { held, paidIn, postForm, secondInstance } from './support.js';
 
 const calls: HookCall[] = [];
 
@@ -26,45 +23,22 @@ describe.skipIf(!TEST_DATABASE_URL)('partial captures from two instances on Post
   let pools: pg.Pool[] = [];
   let shop: Shop;
   let second: CheckoutKit;
-  let secondServer: Server;
+  let secondShop: Awaited<ReturnType<typeof secondInstance>>;
 
   beforeAll(async () => {
     pools = [serverPool(10), serverPool(10)];
     const [storeA, storeB] = await Promise.all(pools.map((pool) => createPostgresStore({ pool, schema })));
     shop = await startShop({ store: storeA!, captureMode: 'manual', notifyTimeScale: 0.00001, kit: { hooks: recordingHooks((c) => calls.push(c)) } });
-    const app = express();
-    secondServer = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => {
-        resolve(s);
-      });
-    });
-    const url = `http://127.0.0.1:${String((secondServer.address() as AddressInfo).port)}`;
-    second = createCheckoutKit({
-      store: storeB!,
-      gateway: { baseUrl: shop.gateway.baseUrl, merchantId: MERCHANT_ID, accountId: ACCOUNT_ID, signKey: shop.signKey, timeoutMs: 5000 },
-      publicUrl: `${url}/checkout`,
-      tokenSecret: shop.tokenSecret,
-      website: 'shop.test',
-      hooks: recordingHooks((c) => calls.push(c)),
-      rateLimit: { limit: 1_000_000 },
-      sweeper: { enabled: false, stuckAfterMs: 1, expireAfterMs: 2 },
-    });
-    app.use('/checkout', second.router);
+    secondShop = await secondInstance(shop, storeB!, recordingHooks((c) => calls.push(c)));
+    second = secondShop.kit;
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => secondServer.close(resolve));
-    await second.close();
+    await secondShop.close();
     await shop.close();
     if (pools[0]) await dropSchema(pools[0], schema);
     for (const pool of pools) await pool.end();
   });
-
-  async function post(url: string, fields: Record<string, string>): Promise<number> {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
-    await res.text();
-    return res.status;
-  }
 
   it('ten partial captures from two instances at once: one sent, both stores say what the sandbox captured', async () => {
     const order = await paidIn(shop, `CAP2-${randomUUID().slice(0, 8)}`, 10_000);
@@ -78,7 +52,7 @@ describe.skipIf(!TEST_DATABASE_URL)('partial captures from two instances on Post
           const key = JSON.stringify(f);
           if (posted.has(key)) continue;
           posted.add(key);
-          await Promise.all([post(shop.kit.context.urls.notify(), f), post(second.context.urls.notify(), f)]);
+          await Promise.all([postForm(shop.kit.context.urls.notify(), f), postForm(second.context.urls.notify(), f)]);
         }
         await new Promise((r) => setTimeout(r, 2));
       }
@@ -91,7 +65,7 @@ describe.skipIf(!TEST_DATABASE_URL)('partial captures from two instances on Post
     expect(captured).toHaveLength(1);
     await shop.sandbox.notifier.flush();
     for (const f of held(shop, order.orderNo)) {
-      expect([200, 503]).toContain(await post(second.context.urls.notify(), f));
+      expect([200, 503]).toContain(await postForm(second.context.urls.notify(), f));
     }
     // The sandbox logs each request it serves (this file's only capture requests).
     const sent = shop.logs.filter((l) => l.includes('"msg":"sandbox request"') && l.includes('"operation":"capture"'));

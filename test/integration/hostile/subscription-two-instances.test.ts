@@ -7,20 +7,17 @@
  * Needs TEST_DATABASE_URL (skipped without it, as the store's own multi-instance tests are).
  */
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
+import type { CheckoutKit } from '../../../server/kit.js';
 import type { RecurringCharge } from '../../../server/orders/hooks.js';
 import { createPostgresStore } from '../../../server/orders/stores/postgres.js';
 import type { Order } from '../../../server/orders/types.js';
 import { cardPayment } from '../../reliability/support/orders.js';
 import { recordingHooks } from '../../reliability/support/shop-app.js';
-import { ACCOUNT_ID, MERCHANT_ID, startShop, type Shop } from '../../reliability/support/shop.js';
+import { startShop, type Shop } from '../../reliability/support/shop.js';
 import { TEST_DATABASE_URL, dropSchema, serverPool, uniqueSchema } from '../stores/pg-target.js';
-import { APPROVE, held } from './support.js';
+import { APPROVE, held, postForm, secondInstance } from './support.js';
 
 const charges: { instance: string; deduction: string; status: string; eventId: string }[] = [];
 const hooksOf = (instance: string) => ({
@@ -35,47 +32,24 @@ describe.skipIf(!TEST_DATABASE_URL)('subscription deductions reconciled by two i
   let pools: pg.Pool[] = [];
   let shop: Shop;
   let second: CheckoutKit;
-  let secondServer: Server;
+  let secondShop: Awaited<ReturnType<typeof secondInstance>>;
   let secondNotify = '';
 
   beforeAll(async () => {
     pools = [serverPool(10), serverPool(10)];
     const [storeA, storeB] = await Promise.all(pools.map((pool) => createPostgresStore({ pool, schema })));
     shop = await startShop({ store: storeA!, notifyTimeScale: 0.00001, kit: { hooks: hooksOf('a') } });
-    const app = express();
-    secondServer = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => {
-        resolve(s);
-      });
-    });
-    const url = `http://127.0.0.1:${String((secondServer.address() as AddressInfo).port)}`;
-    second = createCheckoutKit({
-      store: storeB!,
-      gateway: { baseUrl: shop.gateway.baseUrl, merchantId: MERCHANT_ID, accountId: ACCOUNT_ID, signKey: shop.signKey, timeoutMs: 5000 },
-      publicUrl: `${url}/checkout`,
-      tokenSecret: shop.tokenSecret,
-      website: 'shop.test',
-      hooks: hooksOf('b'),
-      rateLimit: { limit: 1_000_000 },
-      sweeper: { enabled: false, stuckAfterMs: 1, expireAfterMs: 2 },
-    });
-    app.use('/checkout', second.router);
+    secondShop = await secondInstance(shop, storeB!, hooksOf('b'));
+    second = secondShop.kit;
     secondNotify = second.context.urls.notify();
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => secondServer.close(resolve));
-    await second.close();
+    await secondShop.close();
     await shop.close();
     if (pools[0]) await dropSchema(pools[0], schema);
     for (const pool of pools) await pool.end();
   });
-
-  async function post(url: string, fields: Record<string, string>): Promise<number> {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
-    await res.text();
-    return res.status;
-  }
 
   async function subscribed(orderNo: string): Promise<Order> {
     const { orderId } = await shop.createOrder(orderNo, 1_200);
@@ -101,7 +75,7 @@ describe.skipIf(!TEST_DATABASE_URL)('subscription deductions reconciled by two i
     const atGateway = shop.sandbox.ledger.transactions().filter((t) => t.orderNo === parent.orderNo && t.deductionOf !== undefined);
     expect(atGateway).toHaveLength(4);
     const notes = held(shop, parent.orderNo).filter((f) => f.transaction_id !== parent.transactionId);
-    const posts = [...notes, ...notes, ...notes].flatMap((f) => [() => post(shop.kit.context.urls.notify(), f), () => post(secondNotify, f)]);
+    const posts = [...notes, ...notes, ...notes].flatMap((f) => [() => postForm(shop.kit.context.urls.notify(), f), () => postForm(secondNotify, f)]);
     posts.sort(() => Math.random() - 0.5);
     const statuses = await Promise.all([
       ...posts.map((p) => p()),
@@ -110,7 +84,7 @@ describe.skipIf(!TEST_DATABASE_URL)('subscription deductions reconciled by two i
       second.sweeper.runOnce().then(() => 200),
     ]);
     expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
-    for (const f of notes) expect(await post(secondNotify, f)).toBe(200);
+    for (const f of notes) expect(await postForm(secondNotify, f)).toBe(200);
     await shop.kit.engine.outbox.deliver(parent.id).catch(() => undefined);
 
     const children = (await shop.kit.store.listChildren?.(parent.id)) ?? [];

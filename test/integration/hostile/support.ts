@@ -3,11 +3,17 @@
  * for an order, posting one to the shop, a refund made at the gateway behind the kit's back, and a
  * payout whose answer is lost.
  */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import { signMessage } from '../../../server/gateway/signing.js';
+import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
+import type { OrderHooks } from '../../../server/orders/hooks.js';
+import type { OrderStore } from '../../../server/orders/store.js';
 import type { Order } from '../../../server/orders/types.js';
 import { cardPayment } from '../../reliability/support/orders.js';
 import type { Staff } from '../../reliability/support/refund-race.js';
-import type { Shop } from '../../reliability/support/shop.js';
+import { ACCOUNT_ID, MERCHANT_ID, type Shop } from '../../reliability/support/shop.js';
 
 export const APPROVE = '4242424242424242';
 
@@ -68,4 +74,40 @@ export async function payoutWithLostAnswer(shop: Shop, staff: Staff, reference: 
   if (res.status !== 303) throw new Error(`the payout form answered ${String(res.status)}`);
   await shop.sandbox.notifier.flush();
   return requestId;
+}
+
+/** Posts a form and answers its status. */
+export async function postForm(url: string, fields: Record<string, string>): Promise<number> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  await res.text();
+  return res.status;
+}
+
+/** A second shop instance beside `shop` (same gateway, secrets and settings) on `store`, listening on its own port. */
+export async function secondInstance(shop: Shop, store: OrderStore, hooks: OrderHooks): Promise<{ kit: CheckoutKit; close(): Promise<void> }> {
+  const app = express();
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => {
+      resolve(s);
+    });
+  });
+  const url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  const kit = createCheckoutKit({
+    store,
+    gateway: { baseUrl: shop.gateway.baseUrl, merchantId: MERCHANT_ID, accountId: ACCOUNT_ID, signKey: shop.signKey, timeoutMs: 5000 },
+    publicUrl: `${url}/checkout`,
+    tokenSecret: shop.tokenSecret,
+    website: 'shop.test',
+    hooks,
+    rateLimit: { limit: 1_000_000 },
+    sweeper: { enabled: false, stuckAfterMs: 1, expireAfterMs: 2 },
+  });
+  app.use('/checkout', kit.router);
+  return {
+    kit,
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      await kit.close();
+    },
+  };
 }
