@@ -109,7 +109,8 @@ describe('the return is a hint', () => {
     const hints = (await h.kit.store.listEvents(order.id)).filter((e) => e.type === 'return_hint');
     expect(hints).toHaveLength(1);
     expect(hints[0]!.data.posted).toEqual({ order_status: '1', result_info: '0000:Success', transaction_id: 'T1' });
-    expect(JSON.stringify(hints)).not.toMatch(/4242424242424242|security_code|737/);
+    // The hints' data, not their random ids and hashes, in which "737" can occur by chance.
+    expect(JSON.stringify(hints.map((e) => e.data))).not.toMatch(/4242424242424242|security_code|737/);
   });
 
   it('works whatever parser the shop mounted, including JSON and oversized bodies', async () => {
