@@ -44,7 +44,8 @@ interface Shopper {
   done: boolean;
 }
 
-const OUTBOX_ENV = { OUTBOX_INTERVAL_MS: '100', OUTBOX_LEASE_MS: '500', SWEEPER_INTERVAL_MS: '300', STUCK_AFTER_MS: '500', EXPIRE_AFTER_MS: '600000' };
+// A short sweeper lease: an order the killed instance's sweeper had claimed is settled inside the wait below.
+const OUTBOX_ENV = { OUTBOX_INTERVAL_MS: '100', OUTBOX_LEASE_MS: '500', SWEEPER_INTERVAL_MS: '300', STUCK_AFTER_MS: '500', EXPIRE_AFTER_MS: '600000', SWEEPER_LEASE_MS: '2000' };
 
 function exitOf(proc: ShopProcess): Promise<NodeJS.Signals | null> {
   const { child } = proc;
