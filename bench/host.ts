@@ -8,6 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { CaptureOrderInput } from '../server/gateway/operations/batch.js';
 import { BATCH_LIMITS } from '../server/gateway/schemas/batch.js';
 import type { SweepReport } from '../server/orders/sweeper.js';
@@ -126,16 +127,30 @@ async function capture(dir: string, captureFile: string, gatewayUrl: string | nu
 
 const MB = 1024 * 1024;
 
+/** The RSS peak of the current window and the heap spaces then (see MemoryResult.window). */
+let sampledPeak = { rss: 0, heapMb: {} as Record<string, number> };
+setInterval(() => {
+  const rss = process.memoryUsage.rss();
+  if (rss <= sampledPeak.rss) return;
+  const heapMb: Record<string, number> = {};
+  for (const space of getHeapSpaceStatistics()) {
+    if (space.space_size > 0) heapMb[space.space_name.replace(/_space$/, '')] = Math.round(space.space_size / MB);
+  }
+  sampledPeak = { rss, heapMb };
+}, 50).unref();
+
 function memory(collect: boolean): MemoryResult {
   // Read before collecting: the GC must not lower the figures it is asked about.
   const { rss, heapTotal } = process.memoryUsage();
   const rssPeakMb = process.resourceUsage().maxRSS / 1024;
   let liveHeapMb: number | null = null;
+  const sampled = { rssPeakMb: sampledPeak.rss / MB, heapMb: sampledPeak.heapMb };
+  if (collect) sampledPeak = { rss: 0, heapMb: {} };
   if (collect && globalThis.gc) {
     globalThis.gc();
     liveHeapMb = process.memoryUsage().heapUsed / MB;
   }
-  return { rssPeakMb, rssNowMb: rss / MB, heapTotalMb: heapTotal / MB, liveHeapMb };
+  return { rssPeakMb, rssNowMb: rss / MB, heapTotalMb: heapTotal / MB, liveHeapMb, window: sampled };
 }
 
 async function handle(command: HostCommand): Promise<unknown> {

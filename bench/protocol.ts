@@ -131,6 +131,12 @@ export interface MemoryResult {
   heapTotalMb: number;
   /** Live V8 heap after a full GC, MB (null unless asked to collect). */
   liveHeapMb: number | null;
+  /**
+   * The highest RSS sampled (every 50 ms) since the last collecting ask, MB, and the V8 heap
+   * spaces at that moment: which part of a run sets the process's peak, and whether it is young
+   * objects, old ones or the rest of the process. Absent from the baselines and the gateway.
+   */
+  window?: { rssPeakMb: number; heapMb: Record<string, number> };
 }
 
 export type HostReply<T = unknown> = { id: number; ok: true; value: T } | { id: number; ok: false; error: string };

@@ -231,7 +231,9 @@ async function main(): Promise<void> {
     const memoryLine = async (): Promise<string> => {
       const m = await host.send<MemoryResult>({ cmd: 'memory', collect: true });
       liveHeap = Math.max(liveHeap, m.liveHeapMb ?? 0);
-      return `server RSS ${m.rssNowMb.toFixed(0)} MB (peak ${m.rssPeakMb.toFixed(0)} MB), V8 heap ${m.heapTotalMb.toFixed(0)} MB, live after GC ${(m.liveHeapMb ?? NaN).toFixed(0)} MB`;
+      const w = m.window;
+      const here = w === undefined ? '' : `; this part's peak ${w.rssPeakMb.toFixed(0)} MB, V8 spaces then (MB) ${Object.entries(w.heapMb).map(([k, v]) => `${k} ${String(v)}`).join(', ')}`;
+      return `server RSS ${m.rssNowMb.toFixed(0)} MB (peak ${m.rssPeakMb.toFixed(0)} MB), V8 heap ${m.heapTotalMb.toFixed(0)} MB, live after GC ${(m.liveHeapMb ?? NaN).toFixed(0)} MB${here}`;
     };
     const job = (url: string, requestsFile: string): LoadJob => ({ url, requestsFile, connections: config.connections, duration: config.duration, warmup: config.warmup });
 
