@@ -119,7 +119,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       }
       const patch: OrderPatch = { attention, data: { attentionAt: now().toISOString() } };
       const change: StoredChange = { source: fact.source, attention: reason };
-      const stored = await store.transition(order.id, order.version, patch, mismatch, owing(change, order));
+      const stored = await store.transition(order.id, order.version, patch, mismatch, owing(change, order), order);
       if (stored.ok) {
         const result: ApplyResult = { status: 'mismatch', order: stored.order, event: stored.event ?? undefined, reason };
         return { result, change };
@@ -196,7 +196,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
         // A refund or chargeback of a capture this order never recorded: store the capture first.
         const written = event({ type: 'transition', fact: capture.fact, order, to: 'paid', reason: 'implied by the refund or chargeback the gateway reports', confirmed });
         const captured: StoredChange = { source: fact.source, transition: capture.moved, attention: capture.raised };
-        const stored = await store.transition(order.id, order.version, capture.patch, written, owing(captured, order));
+        const stored = await store.transition(order.id, order.version, capture.patch, written, owing(captured, order), order);
         if (!stored.ok && !stored.current) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
         if (stored.ok) before = captured;
         order = stored.ok ? stored.order : (stored.current ?? order);
@@ -221,7 +221,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       const withMethod = fact.method === undefined || fact.method === order.method ? plan.patch : merged(plan.patch, { method: fact.method });
       const patch = plan.moved && isConfirmed(fact, confirmed) ? clearStaleMismatch(order, withMethod) : withMethod;
       const change: StoredChange = { source: fact.source, transition: plan.moved, attention: plan.raised };
-      const stored = await store.transition(order.id, order.version, patch, written, withRefunds(owing(change, order), step));
+      const stored = await store.transition(order.id, order.version, patch, written, withRefunds(owing(change, order), step), order);
       if (stored.ok) {
         const storedEvent = stored.event ?? undefined;
         const result: ApplyResult = plan.moved
