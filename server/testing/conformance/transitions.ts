@@ -136,11 +136,18 @@ export function transitionCases(ctx: ConformanceContext): void {
       if (!copy) throw new Error('created order not found');
       // Appending bumps the event count but not the version: the copy is still current.
       await ctx.store.appendEvent(input.id, { type: 'note', source: 'api' });
-      const result = await ctx.store.transition(input.id, 0, { state: 'pending', data: { c: 'new' } }, { type: 'transition', source: 'pay', dedupeKey: 'k-1' }, undefined, copy);
+      const outbox = [{ hook: 'onPaid', payload: { n: 1 } }];
+      const result = await ctx.store.transition(input.id, 0, { state: 'pending', data: { c: 'new' } }, { type: 'transition', source: 'pay', dedupeKey: 'k-1', data: { e: [1] } }, { outbox }, copy);
       if (!result.ok) throw new Error('transition from the current copy was refused');
       expect(result.order).toMatchObject({ state: 'pending', version: 1, data: { a: 1, b: { keep: true }, c: 'new' } });
       expect(result.event?.seq).toBe(2);
       expect(await ctx.store.get(input.id)).toEqual(result.order);
+      expect((await ctx.store.listEvents(input.id))[1]).toEqual(result.event);
+      expect((await ctx.store.listOutbox({ orderId: input.id, limit: 10 })).map((e) => e.order)).toEqual([result.order]);
+      // A fresh copy: changing it changes neither the caller's copy nor the next result.
+      (result.order.data.b as { keep: boolean }).keep = false;
+      expect(copy.data.b).toEqual({ keep: true });
+      (result.order.data.b as { keep: boolean }).keep = true;
       expect((await ctx.store.listEvents(input.id)).map((e) => e.seq)).toEqual([1, 2]);
       // The copy the transition returned is the next caller's copy.
       const next = await ctx.store.transition(input.id, 1, { state: 'paid' }, { type: 'transition', source: 'notify' }, undefined, result.order);
