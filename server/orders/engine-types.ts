@@ -185,10 +185,12 @@ export interface ApplyOptions {
    */
   leaseOwner?: string;
   /**
-   * The order the fact names, as the caller read it just now (nothing awaited since but its own
-   * checks), or, with `leaseOwner`, as it read it while holding that lease: saves the engine
-   * reading it again. Ignored unless its id is `fact.orderId`; a copy another writer has since
-   * changed is refused by the compare-and-set and read afresh.
+   * The order the fact names, as the store returned it to the caller (unmodified), or, with
+   * `leaseOwner`, as the caller read it while holding that lease: saves the engine reading it
+   * again, and the store reading it inside the compare-and-set. Ignored unless its id is
+   * `fact.orderId`. A copy another writer has since changed is refused by the compare-and-set and
+   * read afresh; without the lease, an answer that would write nothing (noop, rejected, duplicate)
+   * is given only after a read shows the copy is still current.
    */
   known?: Order;
 }

@@ -119,7 +119,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       }
       const patch: OrderPatch = { attention, data: { attentionAt: now().toISOString() } };
       const change: StoredChange = { source: fact.source, attention: reason };
-      const stored = await store.transition(order.id, order.version, patch, mismatch, owing(change, order));
+      const stored = await store.transition(order.id, order.version, patch, mismatch, owing(change, order), order);
       if (stored.ok) {
         const result: ApplyResult = { status: 'mismatch', order: stored.order, event: stored.event ?? undefined, reason };
         return { result, change };
@@ -132,14 +132,31 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
   }
 
   /**
-   * `fresh`: the order as read just before, with nothing awaited since but this call's turn, or
-   * read under the lease this call holds; it saves a read. The compare-and-set still refuses it
-   * if another writer changed the order.
+   * `fresh`: the caller's copy of the order, read under the lease this call holds (`trusted`), or
+   * read earlier without one; it saves a read. A write from it is checked by the compare-and-set;
+   * an answer that writes no new version (noop, rejected, duplicate, a mismatch) is decided from an
+   * untrusted copy only once a read shows the copy is still current.
    */
-  async function settle(orderId: string, claim: PaymentFact, fresh?: Order): Promise<Settled> {
+  async function settle(orderId: string, claim: PaymentFact, fresh?: Order, trusted = false): Promise<Settled> {
     let order = fresh ?? (await store.get(orderId));
     if (!order) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
+    let unchecked = fresh !== undefined && !trusted;
+    /** The order as stored when the copy is unchecked and no longer current; null when it is current. */
+    const newer = async (copy: Order): Promise<Order | 'gone' | null> => {
+      if (!unchecked) return null;
+      unchecked = false;
+      const current = await store.get(copy.id);
+      if (!current) return 'gone';
+      return current.version === copy.version ? null : current;
+    };
+    const gone: Settled = { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
 
+    if (mismatchOf(order, claim) !== null) {
+      // Amount and currency never change, but the attention flag the mismatch adds to may have.
+      const current = await newer(order);
+      if (current === 'gone') return gone;
+      if (current !== null) order = current;
+    }
     const claimMismatch = mismatchOf(order, claim);
     if (claimMismatch !== null) return flagMismatch(order, claim, claimMismatch, undefined);
     const confirming = claim.confirm === true && CONFIRMABLE_OUTCOMES.has(claim.outcome);
@@ -187,16 +204,25 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       // Planned from the order just read, again after every lost compare-and-set. Refunds are
       // read after the order: rows newer than its version make the compare-and-set fail, never pass.
       const step = isRefundFact(fact) ? ledgerStep(order, await store.listRefunds(order.id), fact, now()) : null;
-      if (step?.refused !== undefined) return done({ result: { status: 'rejected', order, reason: step.refused } });
-      let plan: Plan = planFact(order, step?.fact ?? fact, logger, now, step?.reasons);
+      let plan: Plan | null = step?.refused !== undefined ? null : planFact(order, step?.fact ?? fact, logger, now, step?.reasons);
       // New or settled refund rows are written even when the state stays (a pending staff refund).
-      if (step?.changed === true && plan.kind === 'noop') plan = { kind: 'write', fact: plan.fact, type: 'refund', patch: {}, reason: plan.reason };
+      if (plan !== null && step?.changed === true && plan.kind === 'noop') plan = { kind: 'write', fact: plan.fact, type: 'refund', patch: {}, reason: plan.reason };
+      if (plan === null || plan.kind !== 'write') {
+        // Nothing the compare-and-set would check: decided only from an order known to be current.
+        const current = await newer(order);
+        if (current === 'gone') return gone;
+        if (current !== null) {
+          order = current;
+          continue;
+        }
+      }
+      if (plan === null) return done({ result: { status: 'rejected', order, reason: step?.refused ?? 'refused' } });
       const capture = plan.kind === 'reject' && before === undefined ? impliedCapture(order, plan.fact, logger, now) : null;
       if (capture?.moved !== undefined) {
         // A refund or chargeback of a capture this order never recorded: store the capture first.
         const written = event({ type: 'transition', fact: capture.fact, order, to: 'paid', reason: 'implied by the refund or chargeback the gateway reports', confirmed });
         const captured: StoredChange = { source: fact.source, transition: capture.moved, attention: capture.raised };
-        const stored = await store.transition(order.id, order.version, capture.patch, written, owing(captured, order));
+        const stored = await store.transition(order.id, order.version, capture.patch, written, owing(captured, order), order);
         if (!stored.ok && !stored.current) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };
         if (stored.ok) before = captured;
         order = stored.ok ? stored.order : (stored.current ?? order);
@@ -221,7 +247,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       const withMethod = fact.method === undefined || fact.method === order.method ? plan.patch : merged(plan.patch, { method: fact.method });
       const patch = plan.moved && isConfirmed(fact, confirmed) ? clearStaleMismatch(order, withMethod) : withMethod;
       const change: StoredChange = { source: fact.source, transition: plan.moved, attention: plan.raised };
-      const stored = await store.transition(order.id, order.version, patch, written, withRefunds(owing(change, order), step));
+      const stored = await store.transition(order.id, order.version, patch, written, withRefunds(owing(change, order), step), order);
       if (stored.ok) {
         const storedEvent = stored.event ?? undefined;
         const result: ApplyResult = plan.moved
@@ -250,7 +276,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     // caught by the compare-and-set. A lease taken here is newer than any copy: read afresh.
     const reused = heldLease && found === known ? found : undefined;
     const settled = needsLease(fact, applyOptions.leaseOwner)
-      ? await locks.run(found.id, applyOptions.leaseOwner ?? `${owner}#${++calls}`, heldLease, () => settle(found.id, fact, reused))
+      ? await locks.run(found.id, applyOptions.leaseOwner ?? `${owner}#${++calls}`, heldLease, () => settle(found.id, fact, reused, true))
       : await locks.serial(found.id, (waited) => settle(found.id, fact, waited ? undefined : found));
     if (settled === BUSY) return { status: 'busy', order: found, reason: 'another process holds the order lease' };
     logger.debug(

@@ -156,8 +156,14 @@ export interface OrderStore {
    * `extras.outbox` entries are stored each with a new unique id, a position after every entry
    * stored before, status `pending`, no attempts, due now, and a copy of the order as this
    * transition leaves it.
+   * `known`, optional: the order as this store returned it at `expectedVersion`, unmodified (the
+   * copy the caller planned the patch from). A store may compute the result from it instead of
+   * reading the row, and read only when the compare-and-set refuses (to return `current`); it is
+   * ignored unless its `id` and `version` are `id` and `expectedVersion`. It never changes the
+   * outcome: the stored version decides, so a stale copy is refused as a stale version is. A
+   * store without this capability ignores the argument.
    */
-  transition(id: string, expectedVersion: number, patch: OrderPatch, event?: NewEvent, extras?: TransitionExtras): Promise<TransitionResult>;
+  transition(id: string, expectedVersion: number, patch: OrderPatch, event?: NewEvent, extras?: TransitionExtras, known?: Order): Promise<TransitionResult>;
 
   /** Required. The order's refund rows, oldest `createdAt` first (ties by id). Empty for an unknown order. */
   listRefunds(orderId: string): Promise<Refund[]>;

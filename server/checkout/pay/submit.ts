@@ -109,11 +109,15 @@ export async function markSubmitted(ctx: SubmitContext, order: Order, method: Pa
 
 type PayFact = Omit<PaymentFact, 'source' | 'orderId'>;
 
-/** Applies a fact from the pay route, retrying a few times while another process holds the lease. */
+/**
+ * Applies a fact from the pay route, retrying a few times while another process holds the lease.
+ * `order` is the copy the submission stored: the engine plans from it instead of reading the order
+ * again (a change made meanwhile, say by a notification, is caught by the compare-and-set).
+ */
 export async function applyPayFact(ctx: KitContext, order: Order, fact: PayFact): Promise<ApplyResult> {
   let result: ApplyResult | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
-    result = await ctx.engine.apply(merged(fact, { orderId: order.id, source: 'pay' as const, actor: 'shopper' }));
+    result = await ctx.engine.apply(merged(fact, { orderId: order.id, source: 'pay' as const, actor: 'shopper' }), { known: order });
     if (result.status !== 'busy') break;
     await sleep(250 * (attempt + 1));
   }

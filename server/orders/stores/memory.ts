@@ -135,6 +135,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       return id === undefined ? null : copy(orders.get(id) ?? null);
     },
 
+    // The caller's copy (`known`) is ignored: reading the map costs nothing, and the reference
+    // implementation checks the conformance suite's expectations against the stored order.
     async transition(id, expectedVersion, patch, event, extras): Promise<TransitionResult> {
       await Promise.resolve();
       if (extras?.refunds !== undefined) checkRefundUpserts(extras.refunds);

@@ -102,6 +102,23 @@ export function buildQueries(schema: string) {
         ORDER BY e.n
       )
       ${returning}`,
+    // The same three from the caller's copy (`known`): the store builds the order and the event
+    // from the copy, the patch and its own parameters, so only the event's number comes back
+    // (node-postgres parses no row of ~30 columns, dates and JSON). Data-modifying CTEs run whether
+    // or not the final SELECT reads them.
+    transitionLean: `UPDATE ${T} AS o SET ${TRANSITION_SET}
+      FROM (SELECT $3::jsonb AS j) AS p
+      WHERE o.id = $1 AND o.version = $2
+      RETURNING o.last_event_seq`,
+    transitionWithEventLean: `${moveWithEvent}
+      SELECT moved.last_event_seq FROM moved`,
+    transitionWithEventAndOutboxLean: `${moveWithEvent}, outbox AS (
+        INSERT INTO ${O} (id, order_id, hook, payload, order_snapshot, next_attempt_at, created_at)
+        SELECT e.id, m.id, e.hook, e.payload, ${SNAPSHOT}, now(), $4::timestamptz
+        FROM moved AS m, ROWS FROM (jsonb_to_recordset($14::jsonb) AS (id text, hook text, payload jsonb)) WITH ORDINALITY AS e(id, hook, payload, n)
+        ORDER BY e.n
+      )
+      SELECT moved.last_event_seq FROM moved`,
     eventByKey: `SELECT * FROM ${E} WHERE order_id = $1 AND dedupe_key = $2`,
     // Bumping the counter locks the order row, so appends to one order are serialised; one
     // statement, so one round trip. A repeated dedupe key fails it with unique_violation (the

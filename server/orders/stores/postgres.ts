@@ -20,9 +20,10 @@ import { createPostgresOutbox, outboxRows } from './postgres-outbox.js';
 import { createPostgresSavedCards } from './postgres-saved-cards.js';
 import { buildQueries, DEDUPE_INDEX, EVENT_COLUMNS, quoteSchema } from './postgres-queries.js';
 import { guarded } from './sql/errors.js';
-import { rowToEvent, rowToOrder, rowToRefund } from './sql/rows.js';
+import { rowToEvent, rowToOrder, rowToRefund, toInt } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
 import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch, checkSubscriptionList } from './sql/validate.js';
+import { merged } from '../../objects.js';
 import { uuidV7 } from '../../uuid-v7.js';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres-client.js';
@@ -101,6 +102,26 @@ function eventParams(orderId: string, event: NewEvent, now: Date): unknown[] {
     JSON.stringify(event.data ?? {}),
     now.toISOString(),
   ];
+}
+
+const PATCHED_COLUMNS = ['state', 'method', 'transactionId', 'maskedCard', 'capturedAmount', 'refundedAmount', 'attention'] as const;
+
+/**
+ * `known` with the patch applied as the transition statement applies it (TRANSITION_SET): a key
+ * present in the JSON patch is set (null included), `data` merged one level deep (jsonb `||`).
+ * Everything through JSON, so the copy shares nothing with the caller's objects.
+ */
+function patchedCopy(known: Order, patch: Record<string, unknown>, now: Date): Order {
+  const next = merged(known);
+  next.createdAt = new Date(known.createdAt.getTime());
+  next.updatedAt = new Date(now.getTime());
+  next.version = known.version + 1;
+  const fields = next as unknown as Record<string, unknown>;
+  for (const key of PATCHED_COLUMNS) if (key in patch) fields[key] = patch[key];
+  // merged(): a `__proto__` key in the data is copied as data, as jsonb keeps it.
+  const data = JSON.parse(JSON.stringify(known.data)) as Record<string, unknown>;
+  next.data = 'data' in patch ? merged(data, patch.data as Record<string, unknown>) : data;
+  return next;
 }
 
 /** True for the refusal of an event whose dedupe key the order already has. */
@@ -202,12 +223,41 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     return first(await run(Q.transitionWithEventAndOutbox, [...values, outboxJson]));
   };
 
+  /**
+   * The one-statement compare-and-set from the caller's copy: what it returns is built from the
+   * copy, the patch as the statement read it (JSON) and the event's own parameters, as reading the
+   * row would give it. Null when the version moved on.
+   */
+  const moveFrom = async (known: Order, expectedVersion: number, json: string, event: NewEvent | undefined, now: Date, outboxJson: string | undefined): Promise<{ order: Order; event: OrderEvent | null } | null> => {
+    const id = known.id;
+    const at = now.toISOString();
+    let row: Row | undefined;
+    let params: unknown[] | null = null;
+    if (!event) row = first(await query(Q.transitionLean, [id, expectedVersion, json, at, 0]));
+    else {
+      params = eventParams(id, event, now);
+      const [eventId, , ...columns] = params;
+      const values = [id, expectedVersion, json, at, 1, eventId, ...columns.slice(0, -1)];
+      row = first(await query(outboxJson === undefined ? Q.transitionWithEventLean : Q.transitionWithEventAndOutboxLean, outboxJson === undefined ? values : [...values, outboxJson]));
+    }
+    if (!row) return null;
+    // A fresh copy: the patch through JSON (as jsonb read it: undefined keys absent), the copy's data through JSON too.
+    const order = patchedCopy(known, JSON.parse(json) as Record<string, unknown>, now);
+    if (params === null) return { order, event: null };
+    const [eventId, orderId, type, source, fromState, toState, dedupeKey, actor, data] = params as [string, string, string, OrderEvent['source'], OrderEvent['fromState'], OrderEvent['toState'], string | null, string | null, string];
+    return {
+      order,
+      event: { id: eventId, orderId, seq: toInt(row.last_event_seq, 'last_event_seq'), type, source, fromState, toState, dedupeKey, actor, data: JSON.parse(data) as Record<string, unknown>, createdAt: new Date(now.getTime()) },
+    };
+  };
+
   const transition = async (
     id: string,
     expectedVersion: number,
     patch: Parameters<OrderStore['transition']>[2],
     event?: NewEvent,
     extras?: TransitionExtras,
+    known?: Order,
   ): Promise<TransitionResult> => {
     const now = new Date();
     const json = JSON.stringify(patch);
@@ -215,7 +265,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       // Without refund rows the transition is one statement (with its event and hook calls): one
       // round trip, one commit. Hook calls without an event take the transaction below.
       const owes = extras?.outbox?.length ? extras.outbox : undefined;
-      if (extras?.refunds === undefined && (owes === undefined || event !== undefined)) {
+      const oneStatement = extras?.refunds === undefined && (owes === undefined || event !== undefined);
+      if (oneStatement && known !== undefined && known.id === id && known.version === expectedVersion) {
+        return moveFrom(known, expectedVersion, json, event, now, owes === undefined ? undefined : outboxRows(owes, now));
+      }
+      if (oneStatement) {
         const row = await move(query, id, expectedVersion, json, event, now, owes === undefined ? undefined : outboxRows(owes, now));
         return row ? { order: rowToOrder(row), event: returnedEvent(row) } : null;
       }
@@ -283,13 +337,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     get: (id) => guarded(ADAPTER, 'get', () => get(id)),
     getByOrderNo: (orderNo) => guarded(ADAPTER, 'getByOrderNo', () => one(Q.byOrderNo, [orderNo])),
     getByTransactionId: (transactionId) => guarded(ADAPTER, 'getByTransactionId', () => one(Q.byTransactionId, [transactionId])),
-    transition: (id, expectedVersion, patch, event, extras) =>
+    transition: (id, expectedVersion, patch, event, extras, known) =>
       guarded(ADAPTER, 'transition', () => {
         checkPatch(patch);
         if (event) checkEvent(event);
         if (extras?.refunds !== undefined) checkRefundUpserts(extras.refunds);
         if (extras?.outbox) checkOutboxEntries(extras.outbox);
-        return transition(id, expectedVersion, patch, event, extras);
+        return transition(id, expectedVersion, patch, event, extras, known);
       }),
     listRefunds: (orderId) => guarded(ADAPTER, 'listRefunds', async () => (await query(Q.refundsByOrder, [orderId])).map(rowToRefund)),
     listPendingRefunds: (q) =>

