@@ -12,8 +12,9 @@
  *     the kit's write path against the same without one layer (and, for wal-sync, without both).
  *   node --import tsx bench/machinery.ts transport [rounds] [seconds]
  *     CPU per gateway call and calls/s to a bare upstream in another process (bench/upstream.ts):
- *     the client's transport (undici's request on a keep-alive Agent, with its deadline and reply
- *     limit) against undici's request alone and the global fetch.
+ *     the client's transport (undici's dispatcher on a keep-alive Agent, with its deadline and
+ *     reply limit) against undici's request with the same deadline and limit (the transport
+ *     before), undici's request alone and the global fetch.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -150,6 +151,33 @@ function transportWay(name: string, make: (base: string) => Transport, base: str
   };
 }
 
+/**
+ * The client's transport before it dispatched to undici itself: undici's request on a keep-alive
+ * Agent, with the same deadline (an AbortController per call), reply limit and turn before the
+ * answer is handed over, the body read with `text()`.
+ */
+function requestTransport(): Transport {
+  const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 4_000, connectTimeout: 0, headersTimeout: 0, bodyTimeout: 0, maxResponseSize: 1024 * 1024, pipelining: 1 });
+  return {
+    async send({ url, headers, body, timeoutMs }) {
+      const deadline = new AbortController();
+      const timer = setTimeout(() => { deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')); }, timeoutMs);
+      try {
+        const reply = await request(url, { dispatcher, method: 'POST', headers: { accept: '*/*', 'user-agent': 'node', ...headers }, body: body as string, signal: deadline.signal });
+        const contentType = reply.headers['content-type'];
+        const text = await reply.body.text();
+        await new Promise(setImmediate);
+        return { status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : '', text };
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close() {
+      void dispatcher.close();
+    },
+  };
+}
+
 /** undici's request on one keep-alive Agent and nothing else: no deadline, limit or error mapping. */
 function bareUndici(): Transport {
   const dispatcher = new Agent({ keepAliveTimeout: 4_000, connections: 64 });
@@ -183,7 +211,8 @@ if (what === 'wal-sync') {
   const base = ready.value.url;
   try {
     await compare([
-      transportWay('the client\'s transport (undici request, keep-alive Agent)', undiciTransport, base),
+      transportWay('the client\'s transport (undici dispatch, keep-alive Agent)', undiciTransport, base),
+      transportWay('undici request with the same deadline and limit (the transport before)', requestTransport, base),
       transportWay('undici request alone', bareUndici, base),
       transportWay('global fetch', () => fetchTransport(globalThis.fetch), base),
     ]);
