@@ -77,9 +77,17 @@ export type HostCommand =
 /** Commands to the gateway process (bench/gateway.ts). */
 export type GatewayCommand =
   | { cmd: 'open'; dir: string; captureMode: CaptureMode; dropNotifications: boolean }
+  /** CPU per request of the gateway process since the last `cpu` command (GatewayCpu). */
+  | { cmd: 'cpu' }
   | { cmd: 'close' }
   | { cmd: 'memory' }
   | { cmd: 'exit' };
+
+export interface GatewayCpu {
+  /** User and system CPU of the whole process (every thread) per request received, µs. */
+  cpuUsPerRequest: number;
+  requests: number;
+}
 
 export interface OpenedGateway {
   /** Base URL of the sandbox's API. */

@@ -27,7 +27,7 @@ import { benchFile, runJob, runLoad, startChild, useCompiled, type Child } from 
 import { measureFsync } from './disk.js';
 import { ACCOUNT_ID, MERCHANT_ID } from './fixture.js';
 import { metricsNotifyCostPct } from './metrics-cost.js';
-import type { BaselineConfig, BaselineName, CaptureResult, Finished, GatewayCommand, HostCommand, HostVariant, LoadJob, LoadResult, MemoryResult, OpenedGateway, PgTarget, Prepared, Scenario, SeedJob, SeedOutput, SweepResult } from './protocol.js';
+import type { BaselineConfig, BaselineName, CaptureResult, Finished, GatewayCommand, GatewayCpu, HostCommand, HostVariant, LoadJob, LoadResult, MemoryResult, OpenedGateway, PgTarget, Prepared, Scenario, SeedJob, SeedOutput, SweepResult } from './protocol.js';
 import { SCENARIOS } from './protocol.js';
 import { notificationRequest } from './seed.js';
 import { rows, textTable, type BenchResults } from './targets.js';
@@ -142,6 +142,8 @@ interface Run {
   finished?: Finished;
   /** The baseline run measured just before this scenario run. */
   baseline?: Run;
+  /** CPU µs per request of the gateway process (the sandbox) over the run, when the scenario used it. */
+  gatewayCpuUsPerRequest?: number;
 }
 
 function baselineRequests(count: number): string {
@@ -161,8 +163,9 @@ function check(run: Run, expectStatus: number): void {
   const good = load.statusCounts[String(expectStatus)] ?? 0;
   const line = `${run.name.padEnd(16)} round ${String(run.round)}: ${load.rps.toFixed(0)} req/s, p99 ${load.p99Ms.toFixed(1)} ms, ${String(load.requests)} requests in ${load.seconds.toFixed(1)} s, statuses ${JSON.stringify(load.statusCounts)}`;
   const cpu = run.finished ? `, server CPU ${run.finished.cpuUsPerRequest.toFixed(0)} µs/request` : '';
+  const gatewayCpu = run.gatewayCpuUsPerRequest === undefined ? '' : `, gateway CPU ${run.gatewayCpuUsPerRequest.toFixed(0)} µs/request`;
   const orders = run.finished && Object.keys(run.finished.states).length > 0 ? `, orders ${JSON.stringify(run.finished.states)}` : '';
-  log(`${line}${cpu}${orders}`);
+  log(`${line}${cpu}${gatewayCpu}${orders}`);
   if (load.overrun > 0) log(`  (${run.name} used up its ${String(load.requests - load.overrun)} orders and stopped early)`);
   if (load.errors > 0 || good < load.requests - load.overrun) {
     throw new Error(`${run.name}: ${String(load.requests - good)} of ${String(load.requests)} requests did not answer ${String(expectStatus)} (errors ${String(load.errors)})`);
@@ -283,9 +286,14 @@ async function main(): Promise<void> {
         const paired = await measureBaseline(PAIRED[scenario], round);
         const { dir } = seedJob;
         const gatewayUrl = await openGateway(dir, scenario);
+        // The gateway process's CPU counts from here (warm-up included, as the server's).
+        if (gatewayUrl !== null) await gateway.send({ cmd: 'cpu' });
         const prepared = await host.send<Prepared>({ cmd: 'prepare', scenario, dir, gatewayUrl, ...(pg === undefined ? {} : { pg }) });
         const load = await runLoad(job(prepared.url, seeded?.requestsFile ?? ''));
         const run: Run = { name: scenario, round, load, finished: await host.send<Finished>({ cmd: 'finish' }), baseline: paired };
+        // Asked once the server has had every answer: no gateway request is left in flight.
+        const gatewayCpu = gatewayUrl === null ? null : await gateway.send<GatewayCpu>({ cmd: 'cpu' });
+        if (gatewayCpu !== null && gatewayCpu.requests > 0) run.gatewayCpuUsPerRequest = gatewayCpu.cpuUsPerRequest;
         await gateway.send({ cmd: 'close' });
         if (pg !== undefined) await dropSchema(pg);
         check(run, prepared.expectStatus);
@@ -354,6 +362,7 @@ async function main(): Promise<void> {
       cpu_ratio_render: cpuRatioOf('render'),
       cpu_us_pay_direct: cpuOf('pay_direct'),
       cpu_ratio_pay_direct: cpuRatioOf('pay_direct'),
+      cpu_us_gateway_pay_direct: median(runs.filter((r) => r.name === 'pay_direct').map((r) => r.gatewayCpuUsPerRequest ?? NaN)),
       cpu_us_notify_confirmed: cpuOf('notify_confirmed'),
       cpu_ratio_notify_confirmed: cpuRatioOf('notify_confirmed'),
       p99_ms_baseline: p99Of('baseline'),
@@ -391,6 +400,7 @@ async function main(): Promise<void> {
         name: r.name, round: r.round, ...r.load, server_cpu_us_per_request: r.finished?.cpuUsPerRequest,
         ...(r.baseline === undefined ? {} : { paired_with: r.baseline.name, ratio: r.load.rps / r.baseline.load.rps, cpu_ratio: (r.finished?.cpuUsPerRequest ?? NaN) / (r.baseline.finished?.cpuUsPerRequest ?? NaN) }),
         ...(r.name === 'baseline' ? {} : { orders: r.finished?.states }),
+        ...(r.gatewayCpuUsPerRequest === undefined ? {} : { gateway_cpu_us_per_request: r.gatewayCpuUsPerRequest }),
       })),
     };
     writeFileSync(out, `${JSON.stringify(document, null, 2)}\n`);

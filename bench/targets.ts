@@ -26,6 +26,7 @@ export interface BenchResults {
   cpu_ratio_render: number;
   cpu_us_pay_direct: number;
   cpu_ratio_pay_direct: number;
+  cpu_us_gateway_pay_direct: number;
   cpu_us_notify_confirmed: number;
   cpu_ratio_notify_confirmed: number;
   p99_ms_baseline: number;
@@ -59,7 +60,7 @@ export const RESULT_FIELDS: readonly (keyof BenchResults)[] = [
   'baseline_rps', 'durable_baseline_rps', 'durable_ratio', 'gateway_baseline_rps', 'gateway_ratio', 'notify_rps', 'notify_ratio',
   'render_rps', 'render_ratio', 'pay_direct_rps', 'pay_direct_ratio', 'notify_confirmed_rps', 'notify_confirmed_ratio',
   'cpu_us_baseline', 'cpu_us_durable_baseline', 'cpu_us_gateway_baseline', 'cpu_us_notify', 'cpu_ratio_notify', 'cpu_us_render', 'cpu_ratio_render',
-  'cpu_us_pay_direct', 'cpu_ratio_pay_direct', 'cpu_us_notify_confirmed', 'cpu_ratio_notify_confirmed',
+  'cpu_us_pay_direct', 'cpu_ratio_pay_direct', 'cpu_us_gateway_pay_direct', 'cpu_us_notify_confirmed', 'cpu_ratio_notify_confirmed',
   'p99_ms_baseline', 'p99_ms_durable_baseline', 'p99_ms_notify',
   'sweep_10k_s', 'sweep_100k_s', 'sweep_scaling', 'batch_capture_1000_s', 'rss_mb_peak', 'rss_mb_idle', 'heap_mb_live_max',
   'metrics_notify_cost_pct',
@@ -106,6 +107,7 @@ const FIGURES: readonly { field: keyof BenchResults; what: string; target?: Targ
   { field: 'cpu_ratio_render', what: 'render CPU / its durable baseline run\'s', target: atMost(2) },
   { field: 'cpu_us_pay_direct', what: 'the same, pay direct (µs)' },
   { field: 'cpu_ratio_pay_direct', what: 'pay direct CPU / its gateway baseline run\'s', target: atMost(2) },
+  { field: 'cpu_us_gateway_pay_direct', what: 'the gateway process\'s CPU per authorise during pay direct, all threads (µs; the sandbox, on the same cores)' },
   { field: 'cpu_us_notify_confirmed', what: 'the same, notify confirmed (µs; the sandbox runs in this process and counts too)' },
   { field: 'cpu_ratio_notify_confirmed', what: 'notify confirmed CPU / its gateway baseline run\'s', target: atMost(2) },
   { field: 'p99_ms_baseline', what: 'p99 latency of the baseline (ms)' },

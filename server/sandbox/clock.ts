@@ -32,7 +32,7 @@ export class SandboxClock {
   #offsetMs: number;
 
   constructor(database: SandboxDatabase, realNow: () => number = Date.now) {
-    this.#rows = new Collection<ClockRow>(database.db, 'settings', () => ['clock', '']);
+    this.#rows = new Collection<ClockRow>(database.db, 'settings', () => ['clock', ''], database.settle);
     this.#realNow = realNow;
     this.#offsetMs = this.#rows.get('clock')?.offsetMs ?? 0;
   }

@@ -41,16 +41,16 @@ export class LedgerStore implements SandboxLedger {
   readonly database: SandboxDatabase;
 
   constructor(database: SandboxDatabase) {
-    const { db } = database;
+    const { db, settle } = database;
     this.database = database;
-    this.tx = new Collection(db, 'transactions', (t) => [accountKey(t.merchantId, t.accountId), t.orderNo]);
-    this.refundRows = new Collection(db, 'refunds', (r) => [accountKey(r.merchantId, r.accountId), r.transactionId]);
-    this.payoutRows = new Collection(db, 'payouts', (p) => [accountKey(p.merchantId, p.accountId), p.requestId]);
-    this.subscriptionRows = new Collection(db, 'subscriptions', (s) => [accountKey(s.merchantId, s.accountId), s.recurringId]);
-    this.notificationRows = new Collection(db, 'notifications', (n) => [n.status, n.transactionId]);
-    this.sessions = new Collection(db, 'sessions', (s) => [s.kind, s.transactionId]);
-    this.updateOrderRows = new Collection(db, 'update_orders', (u) => [accountKey(u.merchantId, u.accountId), u.transactionId]);
-    this.tokens = new Collection(db, 'tokens', (t) => [accountKey(t.merchantId, t.accountId), t.tokenId]);
+    this.tx = new Collection(db, 'transactions', (t) => [accountKey(t.merchantId, t.accountId), t.orderNo], settle);
+    this.refundRows = new Collection(db, 'refunds', (r) => [accountKey(r.merchantId, r.accountId), r.transactionId], settle);
+    this.payoutRows = new Collection(db, 'payouts', (p) => [accountKey(p.merchantId, p.accountId), p.requestId], settle);
+    this.subscriptionRows = new Collection(db, 'subscriptions', (s) => [accountKey(s.merchantId, s.accountId), s.recurringId], settle);
+    this.notificationRows = new Collection(db, 'notifications', (n) => [n.status, n.transactionId], settle);
+    this.sessions = new Collection(db, 'sessions', (s) => [s.kind, s.transactionId], settle);
+    this.updateOrderRows = new Collection(db, 'update_orders', (u) => [accountKey(u.merchantId, u.accountId), u.transactionId], settle);
+    this.tokens = new Collection(db, 'tokens', (t) => [accountKey(t.merchantId, t.accountId), t.tokenId], settle);
   }
 
   transactions(): SandboxTransaction[] {

@@ -71,12 +71,13 @@ function cardOf(ctx: SandboxContext, account: SandboxAccount, request: { card: s
   return checked;
 }
 
-function authoriseDirect(ctx: SandboxContext, req: RequestInfo, fields: Record<string, unknown>, account: SandboxAccount): Reply {
+async function authoriseDirect(ctx: SandboxContext, req: RequestInfo, fields: Record<string, unknown>, account: SandboxAccount): Promise<Reply> {
   const request = validate(directRequest, fields);
   const amount = amountOf(request.amount, request.currency, 'amount');
   // One SQLite transaction from the duplicate check to the notification's record: each statement
-  // on its own would take and drop the file's locks again (a few system calls apiece).
-  const { tx, issuerUrl } = ctx.ledger.database.atomically(() => {
+  // on its own would take and drop the file's locks again (a few system calls apiece). Its commit
+  // is shared with the payments of the same turn; the answer goes out once it is committed.
+  const { tx, issuerUrl } = await ctx.ledger.database.durably(() => {
     assertNewOrder(ctx, account, request.order_no);
     const card = cardOf(ctx, account, request);
     const created = newTransaction(account, {
@@ -123,7 +124,7 @@ function authoriseApm(ctx: SandboxContext, req: RequestInfo, fields: Record<stri
   return xmlReply(responXml(ctx, account, tx, issuerUrl, false));
 }
 
-export function handleAuthorise(ctx: SandboxContext, req: RequestInfo, fields: Record<string, unknown>): Reply {
+export function handleAuthorise(ctx: SandboxContext, req: RequestInfo, fields: Record<string, unknown>): Reply | Promise<Reply> {
   const account = authenticate(ctx, 'authorise', fields);
   return str(fields, 'payment_method') === '' ? authoriseDirect(ctx, req, fields, account) : authoriseApm(ctx, req, fields, account);
 }

@@ -18,6 +18,8 @@ interface Doc {
 }
 
 const keys = (d: Doc): [string, string] => [d.account, d.order];
+/** Rows committed, as another connection sees them. */
+const countRows = (db: Database.Database): number => (db.prepare('SELECT COUNT(*) AS n FROM transactions').get() as { n: number }).n;
 
 /** The table layout files had before seq became the rowid. */
 function writeOldLayout(path: string, docs: Doc[]): void {
@@ -77,5 +79,71 @@ describe('sandbox ledger tables', () => {
     const path = join(dir, 'old.sqlite');
     writeOldLayout(path, [{ id: 'T1', account: 'A', order: 'O1', n: 1 }, { id: 'T2', account: 'A', order: 'O2', n: 2 }]);
     exercise(path);
+  });
+
+  it('share one commit among the durably calls of a turn, each answered only once it is committed', async () => {
+    const path = join(dir, 'group.sqlite');
+    const database = openDatabase(path);
+    const other = new Database(path, { readonly: true });
+    try {
+      const docs = new Collection<Doc>(database.db, 'transactions', keys, database.settle);
+      const visible = (): string[] => (other.prepare('SELECT id FROM transactions ORDER BY seq').all() as { id: string }[]).map((r) => r.id);
+      const one = database.durably(() => {
+        docs.put('T1', { id: 'T1', account: 'A', order: 'O1', n: 1 });
+        return 'one';
+      });
+      // A throw undoes that call's writes alone, and is thrown to its caller at once.
+      expect(() =>
+        database.durably(() => {
+          docs.put('T2', { id: 'T2', account: 'A', order: 'O2', n: 2 });
+          throw new Error('refused');
+        }),
+      ).toThrow('refused');
+      const three = database.durably(() => {
+        // Inside the group: the call sees the group's own writes (a repeated order_no is found).
+        expect(docs.find('A').map((d) => d.id)).toEqual(['T1']);
+        docs.put('T3', { id: 'T3', account: 'A', order: 'O3', n: 3 });
+        return 'three';
+      });
+      expect(visible()).toEqual([]);
+      expect(await Promise.all([one, three])).toEqual(['one', 'three']);
+      expect(visible()).toEqual(['T1', 'T3']);
+    } finally {
+      other.close();
+      database.close();
+    }
+  });
+
+  it('commit an open group before any statement from outside it, so others see committed state only', () => {
+    const path = join(dir, 'settle.sqlite');
+    const database = openDatabase(path);
+    const other = new Database(path, { readonly: true });
+    try {
+      const docs = new Collection<Doc>(database.db, 'transactions', keys, database.settle);
+      const count = (): number => countRows(other);
+      void database.durably(() => {
+        docs.put('T1', { id: 'T1', account: 'A', order: 'O1', n: 1 });
+      });
+      expect(count()).toBe(0);
+      // A read from outside (a query) commits the group first, in this same turn.
+      expect(docs.get('T1')?.n).toBe(1);
+      expect(count()).toBe(1);
+      void database.durably(() => {
+        docs.put('T2', { id: 'T2', account: 'A', order: 'O2', n: 2 });
+      });
+      // So does a transaction of its own, which then commits on its own.
+      database.atomically(() => {
+        docs.put('T3', { id: 'T3', account: 'A', order: 'O3', n: 3 });
+      });
+      expect(count()).toBe(3);
+      void database.durably(() => {
+        docs.put('T4', { id: 'T4', account: 'A', order: 'O4', n: 4 });
+      });
+    } finally {
+      // Closing commits what a group still holds.
+      database.close();
+    }
+    expect(countRows(other)).toBe(4);
+    other.close();
   });
 });
