@@ -3,7 +3,7 @@
  * "Cannot GET /checkout/pay/…". The first request the router sees tells where it really is:
  * compare that with `publicUrl` once and log ERR_CONFIG_PUBLIC_URL with both when they differ.
  */
-import type { Request, RequestHandler } from 'express';
+import type { Request } from 'express';
 import { errorDocsLink } from '../errors.js';
 import type { Logger } from '../logging.js';
 
@@ -30,9 +30,10 @@ export function mountMismatch(publicUrl: string, req: Pick<Request, 'baseUrl' | 
   return { expected: { path: expectedPath || '/', host: url.host }, actual: { path: actualPath || '/', host: actualHost }, fix };
 }
 
-export function mountCheck(publicUrl: string, logger: Logger): RequestHandler {
+/** Checks the first request it is given (later ones cost one comparison). */
+export function mountChecker(publicUrl: string, logger: Logger): (req: Request) => void {
   let checked = false;
-  return (req, _res, next) => {
+  return (req) => {
     if (!checked) {
       checked = true;
       const mismatch = mountMismatch(publicUrl, req);
@@ -44,6 +45,5 @@ export function mountCheck(publicUrl: string, logger: Logger): RequestHandler {
         );
       }
     }
-    next();
   };
 }

@@ -12,7 +12,7 @@
  * gateway retries it (docs/orders.md, "Notifications ahead of the query").
  */
 import { createHash } from 'node:crypto';
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { NotificationError } from '../errors.js';
 import { summarizeNotification, type NotificationFact } from '../gateway/operations/notifications.js';
 import { inSpan } from '../tracing.js';
@@ -33,8 +33,16 @@ function reply(res: Response, status: number, text: string): void {
   sendNoStore(res, status, 'text/plain; charset=utf-8', text);
 }
 
-/** Adds the routes to `router` (a new one by default) and returns it. */
-export function createNotifyRoutes(ctx: KitContext, router: Router = Router()): Router {
+export interface NotifyRoutes {
+  router: Router;
+  /** POST /notify's handler. */
+  notify: RequestHandler;
+  /** The route it is registered on, for `req.route` when the router calls it before its walk. */
+  notifyRoute: object;
+}
+
+/** Adds the routes to `router` (a new one by default). */
+export function createNotifyRoutes(ctx: KitContext, router: Router = Router()): NotifyRoutes {
   async function reject(req: Request, f: Record<string, string>, reason: string): Promise<void> {
     const data = { reason, ip: req.ip ?? null, ...summarizeNotification(f) };
     const order = await findNotifiedOrder(ctx, f.order_no, f.transaction_id).catch(() => null);
@@ -47,10 +55,12 @@ export function createNotifyRoutes(ctx: KitContext, router: Router = Router()): 
     });
   }
 
-  router.post('/notify', (req, res) => inSpan('checkout notify', {}, (span) => handle(req, res, (result) => {
+  const notify: RequestHandler = (req, res) => inSpan('checkout notify', {}, (span) => handle(req, res, (result) => {
     span.setAttribute('checkout.notification.result', result);
     ctx.observer?.notification(result);
-  })));
+  }));
+  const notifyRoute = router.route('/notify');
+  notifyRoute.post(notify);
 
   async function handle(req: Request, res: Response, observe: (result: NotificationResult) => void): Promise<void> {
     let f: Record<string, string>;
@@ -87,5 +97,5 @@ export function createNotifyRoutes(ctx: KitContext, router: Router = Router()): 
       reply(res, 503, 'try again later');
     }
   }
-  return router;
+  return { router, notify, notifyRoute };
 }

@@ -35,6 +35,11 @@ const catalogues = new WeakMap<Response, Catalogue>();
 const translators = new WeakMap<Response, Translator>();
 
 /** Makes the kit's catalogue (its `locale` and `translations` options) the one this response's pages use. */
+export function useCatalogue(res: Response, catalogue: Catalogue): void {
+  catalogues.set(res, catalogue);
+}
+
+/** `useCatalogue` for every request of a router. */
 export function catalogueMiddleware(catalogue: Catalogue): RequestHandler {
   return (_req, res, next) => {
     catalogues.set(res, catalogue);

@@ -6,14 +6,20 @@
 import { Router, type ErrorRequestHandler } from 'express';
 import { isKitError } from '../errors.js';
 import type { KitContext } from './context.js';
-import { mountCheck } from './mount-check.js';
-import { createNotifyRoutes } from './notify.js';
-import { createPayRoutes } from './pay/route.js';
+import { mountChecker } from './mount-check.js';
+import { createNotifyRoutes, type NotifyRoutes } from './notify.js';
+import { createPayRoutes, type PayRoutes } from './pay/route.js';
 import { createMessagePage, createResultRoutes } from './result.js';
-import { catalogueMiddleware } from './render.js';
+import { catalogueMiddleware, useCatalogue } from './render.js';
 import { createReturnRoutes } from './return.js';
 import { cspMiddleware } from '../http/csp.js';
-import { noSniff } from '../http/no-sniff.js';
+import { setNoSniff } from '../http/no-sniff.js';
+
+/**
+ * A pay path the router would match to /pay/:token as it is: one segment of token characters
+ * (base64url and the dot), nothing to decode, no trailing slash or query.
+ */
+const HOT_TOKEN_RE = /^\/pay\/[A-Za-z0-9_.-]+$/;
 
 /** The HTTP status an error asks for (http-errors style `status`, our ValidationError → 400). */
 export function statusOf(err: unknown): number {
@@ -41,11 +47,39 @@ const MESSAGES: Record<number, [string, string]> = {
 export function createCheckoutRouter(ctx: KitContext): Router {
   // One flat router (no nested routers to walk through), the busiest route first.
   const router = Router();
-  router.use(mountCheck(ctx.options.publicUrl, ctx.logger));
-  router.use(noSniff);
-  createNotifyRoutes(ctx, router);
-  router.use(catalogueMiddleware(ctx.options.i18n));
-  createPayRoutes(ctx, router); // pay pages and /assets
+  const checkMount = mountChecker(ctx.options.publicUrl, ctx.logger);
+  const catalogue = ctx.options.i18n;
+  // Filled in below, once the routes exist (the first request comes after that).
+  const hot: { notify?: NotifyRoutes; pay?: PayRoutes } = {};
+  // Every request: the mount check and nosniff, first. The two hot POSTs (the gateway's
+  // notification, the pay form) then run their route's handler directly, with what the walk
+  // would have set up for them (params, req.route, the page catalogue): the walk over the
+  // layers before them cost more than some of their steps. Any other path, a query string or
+  // an encoded character takes the walk to the same routes.
+  router.use((req, res, next) => {
+    checkMount(req);
+    setNoSniff(res);
+    if (req.method !== 'POST' || hot.notify === undefined || hot.pay === undefined) {
+      next();
+      return;
+    }
+    const url = req.url;
+    if (url === '/notify') {
+      req.params = {};
+      req.route = hot.notify.notifyRoute;
+      return hot.notify.notify(req, res, next);
+    }
+    if (url.startsWith('/pay/') && HOT_TOKEN_RE.test(url)) {
+      req.params = { token: url.slice(5) };
+      req.route = hot.pay.payRoute;
+      useCatalogue(res, catalogue);
+      return hot.pay.payPost(req, res, next);
+    }
+    next();
+  });
+  hot.notify = createNotifyRoutes(ctx, router);
+  router.use(catalogueMiddleware(catalogue));
+  hot.pay = createPayRoutes(ctx, router); // pay pages and /assets
   createReturnRoutes(ctx, router);
   createResultRoutes(ctx, router);
 

@@ -8,7 +8,8 @@
  * once → its answer goes to the reconcile engine → result page, issuer page or hosted page.
  * Card number, CVV and expiry are never stored, logged or rendered back.
  */
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { inOrder } from '../../http/in-order.js';
 import { ValidationError } from '../../errors.js';
 import type { PreparedPayment } from '../../gateway/operations/payments.js';
 import { observePayStarted } from '../../observability/observer.js';
@@ -93,11 +94,16 @@ function shopperValues(body: unknown): PayFormState['values'] {
   };
 }
 
-/** Fields the pay POST carried more than once, by request (read with the body). */
-const repeatedFields = new WeakMap<Request, string[]>();
+export interface PayRoutes {
+  router: Router;
+  /** POST /pay/:token as one handler (needs `req.params.token` and the page catalogue). */
+  payPost: RequestHandler;
+  /** The route it is registered on, for `req.route` when the router calls it before its walk. */
+  payRoute: object;
+}
 
-/** Adds the routes to `router` (a new one by default) and returns it. */
-export function createPayRoutes(ctx: KitContext, router: Router = Router()): Router {
+/** Adds the routes to `router` (a new one by default). */
+export function createPayRoutes(ctx: KitContext, router: Router = Router()): PayRoutes {
   const pages = createPayPages();
   const payView = compileView('pay');
   const csrf = payCsrf(ctx);
@@ -115,22 +121,27 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
   /**
    * Reads the form whatever body parser the shop mounted before the kit (none, urlencoded, json,
    * text or raw for every type): the one body reader notify and return use. `req.body` becomes
-   * the posted fields as strings, which the CSRF check and the form parsers read.
+   * the posted fields as strings, which the CSRF check and the form parsers read. Returns the
+   * names of fields sent more than once, or null after answering that the form is unreadable.
    */
-  async function readForm(req: Request, res: Response, next: NextFunction): Promise<void> {
+  async function readFields(req: Request, res: Response): Promise<string[] | null> {
     try {
       const posted = await readPostedBody(req, PAY_BODY_LIMIT);
       req.body = posted.fields;
-      repeatedFields.set(req, posted.repeated);
+      return posted.repeated;
     } catch (error) {
       const status = error instanceof HttpError ? error.status : 400;
       pages.error(req, res, status, {
         heading: status === 413 ? 'This form is too large' : 'This form could not be read',
         message: 'The payment was not sent. Go back to the payment page, reload it and try again.',
       });
-      return;
+      return null;
     }
-    next();
+  }
+
+  /** `readFields` as a step of a route. */
+  async function readForm(req: Request, res: Response, next: NextFunction): Promise<void> {
+    if ((await readFields(req, res)) !== null) next();
   }
 
   async function renderForm(req: Request, res: Response, order: Order, state: PayFormState, status = 200): Promise<void> {
@@ -182,69 +193,79 @@ export function createPayRoutes(ctx: KitContext, router: Router = Router()): Rou
     await renderForm(req, res, order, {});
   });
 
-  router.post(
-    '/pay/:token',
+  /** The pay POST after its guards: the body is read, `repeatedFields` names fields sent twice. */
+  async function pay(req: Request, res: Response, repeatedFields: string[]): Promise<void> {
+    const order = await orderForToken(ctx, pages, req, res);
+    if (order === null) return;
+    const refused = csrf.check(req, order.id);
+    if (refused !== null) {
+      ctx.logger.info({ orderId: order.id, reason: refused }, 'Pay form refused: CSRF check failed');
+      pages.error(req, res, 403, {
+        heading: 'This form has expired',
+        message: 'For your security the payment was not sent. Go back to the payment page, reload it and try again.',
+        link: { href: ctx.urls.pay(order.id), text: 'Back to the payment page' },
+      });
+      return;
+    }
+    if (!awaitsSubmission(order)) {
+      ctx.logger.info({ orderId: order.id, state: order.state }, 'Pay form sent again for a submitted order: not sent to the gateway');
+      seeOtherNoStore(res, ctx.urls.result(order.id));
+      return;
+    }
+    const data = orderData(req, res, order);
+    if (data === null) return;
+    const values = shopperValues(req.body);
+    const repeated = repeatedFieldErrors(repeatedFields);
+    if (Object.keys(repeated).length > 0) {
+      ctx.logger.warn({ orderId: order.id, fields: Object.keys(repeated) }, 'Pay form refused: a field was sent more than once');
+      ctx.observer?.cardTestingSuspected('repeated_fields');
+      await renderForm(req, res, order, { values, errors: repeated }, 400);
+      return;
+    }
+    const savedCard = savedCardChoice(req.body);
+    if (savedCard !== null) {
+      const refuse = (errors: Record<string, string>): Promise<void> => renderForm(req, res, order, { values, errors }, 400);
+      await payWithSavedCard({ ctx, req, res, order, data, pages, refuse }, savedCard);
+      return;
+    }
+    const parsed = parsePayBody(req.body);
+    if (!parsed.ok) {
+      await renderForm(req, res, order, { values, errors: parsed.errors }, 400);
+      return;
+    }
+    if (!allowedMethods(ctx, data).includes(parsed.body.method)) {
+      await renderForm(req, res, order, { values, errors: { method: 'This payment method is not available for this order' } }, 400);
+      return;
+    }
+    const prepared = prepare(ctx, req, res, order, data, parsed.body);
+    if (!prepared.ok) {
+      if (prepared.shopperErrors !== null) await renderForm(req, res, order, { values, errors: prepared.shopperErrors }, 400);
+      else unpayable(req, res, order, prepared.fields);
+      return;
+    }
+    const submitted = await markSubmitted(ctx, order, parsed.body.method);
+    if (submitted === null) {
+      seeOtherNoStore(res, ctx.urls.result(order.id));
+      return;
+    }
+    observePayStarted(ctx.observer, parsed.body.method);
+    await sendPayment({ ctx, req, res, order: submitted, pages }, prepared.payment, prepared.saveCard ?? undefined);
+  }
+
+  /**
+   * POST /pay/:token's steps, in order: CSP, span, rate limit, body, pay. One handler (see
+   * in-order.ts), which the checkout router also calls before its walk (router.ts).
+   */
+  const payPost = inOrder([
     cspMiddleware(formActions),
     requestSpan('checkout pay'),
     limiter,
-    readForm,
     async (req, res) => {
-      const order = await orderForToken(ctx, pages, req, res);
-      if (order === null) return;
-      const refused = csrf.check(req, order.id);
-      if (refused !== null) {
-        ctx.logger.info({ orderId: order.id, reason: refused }, 'Pay form refused: CSRF check failed');
-        pages.error(req, res, 403, {
-          heading: 'This form has expired',
-          message: 'For your security the payment was not sent. Go back to the payment page, reload it and try again.',
-          link: { href: ctx.urls.pay(order.id), text: 'Back to the payment page' },
-        });
-        return;
-      }
-      if (!awaitsSubmission(order)) {
-        ctx.logger.info({ orderId: order.id, state: order.state }, 'Pay form sent again for a submitted order: not sent to the gateway');
-        seeOtherNoStore(res, ctx.urls.result(order.id));
-        return;
-      }
-      const data = orderData(req, res, order);
-      if (data === null) return;
-      const values = shopperValues(req.body);
-      const repeated = repeatedFieldErrors(repeatedFields.get(req) ?? []);
-      if (Object.keys(repeated).length > 0) {
-        ctx.logger.warn({ orderId: order.id, fields: Object.keys(repeated) }, 'Pay form refused: a field was sent more than once');
-        ctx.observer?.cardTestingSuspected('repeated_fields');
-        await renderForm(req, res, order, { values, errors: repeated }, 400);
-        return;
-      }
-      const savedCard = savedCardChoice(req.body);
-      if (savedCard !== null) {
-        const refuse = (errors: Record<string, string>): Promise<void> => renderForm(req, res, order, { values, errors }, 400);
-        await payWithSavedCard({ ctx, req, res, order, data, pages, refuse }, savedCard);
-        return;
-      }
-      const parsed = parsePayBody(req.body);
-      if (!parsed.ok) {
-        await renderForm(req, res, order, { values, errors: parsed.errors }, 400);
-        return;
-      }
-      if (!allowedMethods(ctx, data).includes(parsed.body.method)) {
-        await renderForm(req, res, order, { values, errors: { method: 'This payment method is not available for this order' } }, 400);
-        return;
-      }
-      const prepared = prepare(ctx, req, res, order, data, parsed.body);
-      if (!prepared.ok) {
-        if (prepared.shopperErrors !== null) await renderForm(req, res, order, { values, errors: prepared.shopperErrors }, 400);
-        else unpayable(req, res, order, prepared.fields);
-        return;
-      }
-      const submitted = await markSubmitted(ctx, order, parsed.body.method);
-      if (submitted === null) {
-        seeOtherNoStore(res, ctx.urls.result(order.id));
-        return;
-      }
-      observePayStarted(ctx.observer, parsed.body.method);
-      await sendPayment({ ctx, req, res, order: submitted, pages }, prepared.payment, prepared.saveCard ?? undefined);
+      const repeated = await readFields(req, res);
+      if (repeated !== null) await pay(req, res, repeated);
     },
-  );
-  return router;
+  ]);
+  const payRoute = router.route('/pay/:token');
+  payRoute.post(payPost);
+  return { router, payPost, payRoute };
 }
