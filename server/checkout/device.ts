@@ -13,6 +13,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { browserOf, deviceTypeOf, firstLanguage, osOf } from './device-ua.js';
+import { compiled } from '../zod-compiled.js';
 
 const token = (max: number) => z.string().trim().max(max).regex(/^[A-Za-z0-9_-]+$/);
 const printable = (max: number) => z.string().trim().min(1).max(max).regex(/^[\x20-\x7E]+$/);
@@ -56,7 +57,7 @@ export function parseDeviceFields(body: unknown): { fields: DeviceFormFields; dr
   for (const name of DEVICE_FIELD_NAMES) {
     const raw = source[name];
     if (raw === undefined || raw === '') continue;
-    const parsed = DEVICE_FIELD_SCHEMAS[name].safeParse(raw);
+    const parsed = compiled(DEVICE_FIELD_SCHEMAS[name]).safeParse(raw);
     if (parsed.success && parsed.data !== '') fields[name] = parsed.data;
     else dropped.push(name);
   }

@@ -12,6 +12,7 @@ import { GATEWAY_ERROR_CODES } from './codes.js';
 import { gatewayErrorBodySchema, zodIssuesToFields } from './schemas/common.js';
 import { TransportFailure, type Transport, type TransportReply } from './transport.js';
 import { encodeBody, OPERATION_PATHS, type GatewayOperation } from './wire.js';
+import { compiled } from '../zod-compiled.js';
 
 export interface RetryPolicy {
   /** Total attempts for a read, including the first. */
@@ -224,7 +225,7 @@ export function parseJsonReply<S extends z.ZodType>(schema: S, reply: WireReply,
     throw malformedReply(ctx, 'not JSON');
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw malformedReply(ctx, 'not a JSON object');
-  const parsed = schema.safeParse(dropNulls(json));
+  const parsed = compiled(schema).safeParse(dropNulls(json));
   if (!parsed.success) {
     const issues = zodIssuesToFields(parsed.error);
     throw malformedReply(ctx, issues.map((i) => `${i.field} ${i.message}`).join('; '), { issues });

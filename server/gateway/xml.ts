@@ -8,6 +8,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { ProtocolError } from '../errors.js';
 import { zodIssuesToFields } from './schemas/common.js';
 import { authoriseResponseSchema, type AuthoriseResponse, type RiskReason } from './schemas/responses.js';
+import { compiled } from '../zod-compiled.js';
 
 export const MAX_XML_BYTES = 64 * 1024;
 const ROOT = 'respon';
@@ -214,7 +215,7 @@ export function parseAuthoriseXml(text: string): AuthoriseResponse {
   if (Buffer.byteLength(text, 'utf8') > MAX_XML_BYTES) throw malformed(`body exceeds ${MAX_XML_BYTES} bytes`);
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw malformed('DOCTYPE and entity declarations are not accepted');
   const fields = readFlatRespon(text) ?? readGeneralRespon(text);
-  const parsed = authoriseResponseSchema.safeParse(fields);
+  const parsed = compiled(authoriseResponseSchema).safeParse(fields);
   if (!parsed.success) {
     const issues = zodIssuesToFields(parsed.error);
     throw new ProtocolError(

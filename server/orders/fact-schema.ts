@@ -11,6 +11,7 @@ import type { Logger } from '../logging.js';
 import type { PaymentFact } from './engine-types.js';
 import type { PaymentMethodKind } from './types.js';
 import { AUTHORIZATION_RELEASED } from './state-machine.js';
+import { compiled } from '../zod-compiled.js';
 
 const OUTCOMES = [
   'approved', 'authorized', 'pending', 'in_review', 'requires_action', 'declined', 'failed', 'cancelled',
@@ -84,7 +85,7 @@ const factSchema = z
 
 /** Parses a fact or throws a ValidationError naming the first bad field. */
 export function parseFact(input: PaymentFact): PaymentFact {
-  const parsed = factSchema.safeParse(input);
+  const parsed = compiled(factSchema).safeParse(input);
   if (!parsed.success) throw new ValidationError(zodIssuesToFields(parsed.error));
   return parsed.data;
 }

@@ -10,10 +10,11 @@ import { ERROR_CODES } from './wire/codes.js';
 import { issuesOf } from './wire/fields.js';
 import { readDecimalAmount } from './wire/format.js';
 import { verify, type SignedMessage } from './wire/signature.js';
+import { compiled } from '../zod-compiled.js';
 
 /** Parses with `schema`; the first issue becomes HTTP 400 naming the field. */
 export function validate<S extends z.ZodType>(schema: S, fields: Readonly<Record<string, unknown>>): z.output<S> {
-  const parsed = schema.safeParse(fields);
+  const parsed = compiled(schema).safeParse(fields);
   if (parsed.success) return parsed.data;
   const issues = issuesOf(parsed.error);
   const first = issues[0] ?? { field: '(input)', message: 'is invalid' };

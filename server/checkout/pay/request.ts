@@ -14,6 +14,7 @@ import { merged } from '../../objects.js';
 import type { KitContext } from '../context.js';
 import type { DeviceData } from '../device.js';
 import type { PayBody } from './schema.js';
+import { compiled } from '../../zod-compiled.js';
 
 const address = z.object({
   firstName: z.string().optional(),
@@ -57,7 +58,7 @@ export type PayOrderData = z.infer<typeof payOrderDataSchema>;
 
 /** The order's data as the pay route needs it; a ValidationError names the broken key. */
 export function payOrderData(order: Order): PayOrderData {
-  const parsed = payOrderDataSchema.safeParse(order.data);
+  const parsed = compiled(payOrderDataSchema).safeParse(order.data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ValidationError([{ field: `order.data.${issue?.path.join('.') ?? ''}`, message: issue?.message ?? 'invalid' }]);

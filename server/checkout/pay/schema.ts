@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { luhnValid } from '../../card-number.js';
 import { personFormFields, refinePersonForm, toPerson } from './person.js';
+import { compiled } from '../../zod-compiled.js';
 
 export const PAY_METHODS = ['card', 'apm', 'hosted'] as const;
 
@@ -90,7 +91,7 @@ export function payBodySchema(now: () => Date = () => new Date()) {
 let systemClock: ReturnType<typeof payBodySchema> | null = null;
 /** The schema on the system clock, built once: constructing zod schemas costs more than parsing. */
 function systemClockSchema(): ReturnType<typeof payBodySchema> {
-  systemClock ??= payBodySchema();
+  systemClock ??= compiled(payBodySchema());
   return systemClock;
 }
 

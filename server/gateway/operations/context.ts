@@ -10,6 +10,7 @@ import { describe, type CoreConfig, type ErrorContext } from '../core.js';
 import { parseWireAmount } from '../money.js';
 import { signaturesEqual, signMessage, type RecipeTable, type SignedOperation } from '../signing.js';
 import { zodIssuesToFields } from '../schemas/common.js';
+import { compiled } from '../../zod-compiled.js';
 
 export interface ClientContext {
   core: CoreConfig;
@@ -32,7 +33,7 @@ export type PayoutAmountUnit = 'minor' | 'major';
 
 /** Parses input with a schema; failures become a ValidationError naming the field. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const parsed = schema.safeParse(input);
+  const parsed = compiled(schema).safeParse(input);
   if (!parsed.success) throw new ValidationError(zodIssuesToFields(parsed.error));
   return parsed.data;
 }

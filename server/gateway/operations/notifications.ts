@@ -20,6 +20,7 @@ import { notificationSchema } from '../schemas/notifications.js';
 import { zodIssuesToFields } from '../schemas/common.js';
 import { verifyMessage } from '../signing.js';
 import type { ClientContext } from './context.js';
+import { compiled } from '../../zod-compiled.js';
 
 /** Fields that make two notifications different facts: the same one delivered twice has the same key. */
 export const DEDUPE_FIELDS = [
@@ -176,7 +177,7 @@ export function readNotification(fields: Readonly<Record<string, string>>): Noti
     dedupeKey: notificationDedupeKey(fields),
     summary: summarizeNotification(fields),
   };
-  const parsed = readableSchema.safeParse(fields);
+  const parsed = compiled(readableSchema).safeParse(fields);
   if (!parsed.success) {
     const issue = zodIssuesToFields(parsed.error)[0];
     return { ...base, problem: `invalid ${issue?.field ?? 'field'}: ${issue?.message ?? 'invalid'}` };

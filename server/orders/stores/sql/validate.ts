@@ -10,6 +10,7 @@ import { jsonObjectSchema } from '../../fact-schema.js';
 import { ORDER_STATES } from '../../types.js';
 import type { NewEvent, NewOrder, OrderPatch } from '../../types.js';
 import type { NewOutboxEntry, OutboxClaim, OutboxFailure, OutboxListQuery, SubscriptionListQuery } from '../../store.js';
+import { compiled } from '../../../zod-compiled.js';
 
 const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const jsonObject = jsonObjectSchema;
@@ -55,7 +56,7 @@ const eventSchema = z.object({
 });
 
 function check(schema: z.ZodType, value: unknown, prefix: string): void {
-  const result = schema.safeParse(value);
+  const result = compiled(schema).safeParse(value);
   if (result.success) return;
   // Messages never quote the value, so a refused card number cannot leak through the error.
   throw new ValidationError(
