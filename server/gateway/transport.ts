@@ -10,10 +10,20 @@
 // calls/s; dispatching with a handler of our own instead of request() then used 35 µs of CPU per
 // call against 63, at 1.6× the calls/s (5 rounds, each lower).
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, errors, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type * as Undici from 'undici';
+import type { Dispatcher } from 'undici';
 import { KitError, ProtocolError } from '../errors.js';
 import { merged } from '../objects.js';
 import type { EncodedBody } from './wire.js';
+
+// Only undici's dispatcher and its error classes, by their own modules: undici's index also loads
+// its fetch, WebSocket, cache, mock and proxy modules, about 3 MB of live heap (measured:
+// 4.8 MB for the index, 1.7 MB for these two), which V8 lets grow several-fold under load
+// (docs/performance.md, "Memory"). A unit test holds these paths to the index's exports.
+const requireUndici = createRequire(import.meta.url);
+const Agent = requireUndici('undici/lib/dispatcher/agent') as typeof Undici.Agent;
+const errors = requireUndici('undici/lib/core/errors') as typeof Undici.errors;
 
 export const MAX_REPLY_BYTES = 1024 * 1024;
 
@@ -106,7 +116,7 @@ const FIXED_HEADERS: Readonly<Record<string, string>> = { accept: '*/*', 'user-a
  * undici's own connect, headers and body timers are off; the reply limit is undici's, which
  * closes the connection when it is passed.
  */
-const agentOptions = (keepAlive: boolean): Agent.Options => ({
+const agentOptions = (keepAlive: boolean): Undici.Agent.Options => ({
   connections: MAX_CONNECTIONS,
   keepAliveTimeout: IDLE_CONNECTION_MS,
   connectTimeout: 0,
