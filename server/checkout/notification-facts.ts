@@ -201,9 +201,14 @@ function orderDataOf(fact: NotificationFact, order: Order): { orderData?: Record
   return data === undefined ? {} : { orderData: data };
 }
 
-/** The deduction (child order of `parent`) with this transaction id, when there is one. */
+/**
+ * The deduction (child order of `parent`) with this transaction id, when there is one. A first
+ * payment without a transaction id has none (deductions are recorded only under a paid first
+ * payment, see isDeductionOf), so its notifications, the common case, cost no lookup.
+ */
 async function deductionNamed(ctx: KitContext, parent: Order, transactionId: string | null): Promise<Order | null> {
-  if (parent.parentId !== undefined || transactionId === null || transactionId === '' || transactionId === parent.transactionId) return null;
+  if (parent.parentId !== undefined || parent.transactionId === null) return null;
+  if (transactionId === null || transactionId === '' || transactionId === parent.transactionId) return null;
   const child = await ctx.store.getByTransactionId(transactionId.slice(0, 50));
   return child?.parentId === parent.id ? child : null;
 }
