@@ -123,6 +123,17 @@ describe('the flat reader of the usual reply', () => {
     }
   });
 
+  it('reads element names of up to 100 characters, as the general path does, and leaves longer ones to it', () => {
+    const long = `a1_.-${'b'.repeat(95)}`;
+    const xml = `<respon>\t\r\n<order_no>A</order_no><${long}> x </${long}><${long.slice(0, 99)}/></respon>\r\n`;
+    expect(readFlatRespon(xml)).toEqual({ order_no: 'A', [long]: 'x', [long.slice(0, 99)]: '' });
+    expect(readFlatRespon(xml)).toEqual(readGeneralRespon(xml));
+    expect(readFlatRespon(`<respon><${long}b>x</${long}b></respon>`)).toBeNull();
+    expect(readFlatRespon('<respon><order_no>A</order_no/></respon>')).toBeNull();
+    expect(readFlatRespon('<respon><order_no>A</order_nox></respon>')).toBeNull();
+    expect(readFlatRespon('<respon><risk_reasons><names>a</names></risk_reasons></respon>')).toBeNull();
+  });
+
   it('never accepts what the general path refuses, and answers as it does (property)', () => {
     const name = fc.constantFrom('respon', 'order_no', 'amount', 'note', 'risk_reasons', 'name', 'status', 'x', '__proto__', 'constructor', 'toString', 'a.b-c');
     const text = fc.oneof(
