@@ -229,12 +229,15 @@ async function main(): Promise<void> {
   const idle = await host.send<MemoryResult>({ cmd: 'memory' });
   const runs: Run[] = [];
   let liveHeap = 0;
+  /** Each part's sampled RSS peak and the heap spaces then, in run order (results' memory_parts). */
+  const memoryParts: { part: string; rss_peak_mb: number; heap_mb: Record<string, number> }[] = [];
   try {
     const baselineFile = baselineRequests(quick ? 20_000 : 200_000);
-    const memoryLine = async (): Promise<string> => {
+    const memoryLine = async (part: string): Promise<string> => {
       const m = await host.send<MemoryResult>({ cmd: 'memory', collect: true });
       liveHeap = Math.max(liveHeap, m.liveHeapMb ?? 0);
       const w = m.window;
+      if (w !== undefined) memoryParts.push({ part, rss_peak_mb: w.rssPeakMb, heap_mb: w.heapMb });
       const here = w === undefined ? '' : `; this part's peak ${w.rssPeakMb.toFixed(0)} MB, V8 spaces then (MB) ${Object.entries(w.heapMb).map(([k, v]) => `${k} ${String(v)}`).join(', ')}`;
       return `server RSS ${m.rssNowMb.toFixed(0)} MB (peak ${m.rssPeakMb.toFixed(0)} MB), V8 heap ${m.heapTotalMb.toFixed(0)} MB, live after GC ${(m.liveHeapMb ?? NaN).toFixed(0)} MB${here}`;
     };
@@ -297,7 +300,7 @@ async function main(): Promise<void> {
         await gateway.send({ cmd: 'close' });
         if (pg !== undefined) await dropSchema(pg);
         check(run, prepared.expectStatus);
-        log(`  ${await memoryLine()}`);
+        log(`  ${await memoryLine(`${scenario} ${String(round)}`)}`);
         rmSync(dir, { recursive: true, force: true });
         runs.push(run);
       }
@@ -313,7 +316,7 @@ async function main(): Promise<void> {
       const sweep = await host.send<SweepResult>({ cmd: 'sweep', dir, count, gatewayUrl: await openGateway(dir, 'sweep') });
       await gateway.send({ cmd: 'close' });
       rmSync(dir, { recursive: true, force: true });
-      log(`sweep ${String(count)}: ${sweep.seconds.toFixed(2)} s, ${String(sweep.queries)} queries, ${String(sweep.runs)} run(s); ${await memoryLine()}`);
+      log(`sweep ${String(count)}: ${sweep.seconds.toFixed(2)} s, ${String(sweep.queries)} queries, ${String(sweep.runs)} run(s); ${await memoryLine(`sweep ${String(count)}`)}`);
       sweeps.push(sweep);
     }
     let capture: CaptureResult = { seconds: NaN, orders: 0, captured: 0, requests: 0 };
@@ -321,7 +324,7 @@ async function main(): Promise<void> {
       capture = await host.send<CaptureResult>({ cmd: 'capture', dir, captureFile: seeded[sweepJobs.length]?.captureFile ?? '', gatewayUrl: await openGateway(dir, 'capture') });
       await gateway.send({ cmd: 'close' });
       rmSync(dir, { recursive: true, force: true });
-      log(`batch capture ${String(capture.orders)}: ${capture.seconds.toFixed(2)} s in ${String(capture.requests)} requests; ${await memoryLine()}`);
+      log(`batch capture ${String(capture.orders)}: ${capture.seconds.toFixed(2)} s in ${String(capture.requests)} requests; ${await memoryLine('batch capture')}`);
     }
     const memory = await host.send<MemoryResult>({ cmd: 'memory' });
     const baselineMemory = await baseline.send<MemoryResult>({ cmd: 'memory' });
@@ -394,6 +397,7 @@ async function main(): Promise<void> {
       settings: { ...config, sweep_orders: config.sweeps, server_node_flags: SERVER_NODE_FLAGS, variant, postgres: pgUrl !== null },
       targets_met: rows(results).filter((r) => r.meets !== null).every((r) => r.meets === true),
       baseline_rss_mb_peak: baselineMemory.rssPeakMb,
+      memory_parts: memoryParts,
       sweeps,
       batch_capture: capture,
       runs: runs.map((r) => ({
