@@ -7,7 +7,6 @@
  * step runs in turn, round after round, so the steps share the machine's load; the median of
  * the rounds is printed.
  */
-import type { Request } from 'express';
 import { deviceData } from '../server/checkout/device.js';
 import { payOrderData, paymentRequest } from '../server/checkout/pay/request.js';
 import { parsePayBody } from '../server/checkout/pay/schema.js';
@@ -21,45 +20,21 @@ import { computeSignature, DEFAULT_RECIPES, recipeValues, signMessage } from '..
 import type { Transport } from '../server/gateway/transport.js';
 import { encodeBody } from '../server/gateway/wire.js';
 import { buildResponXml, parseAuthoriseXml } from '../server/gateway/xml.js';
-import { createCheckoutKit } from '../server/kit.js';
 import { silentLogger } from '../server/logging.js';
 import { createKitMetrics } from '../server/observability/metrics.js';
-import { createMemoryStore } from '../server/orders/stores/memory.js';
-import { kitOptions } from './fixture.js';
+import { stepsFixture, timeSteps } from './steps-fixture.js';
 
 const rounds = Number(process.argv[2] ?? 7);
 const calls = Number(process.argv[3] ?? 5000);
 
-const kit = createCheckoutKit({ ...kitOptions('http://127.0.0.1:1/checkout', 'http://127.0.0.1:2'), store: createMemoryStore() });
-const { order } = await kit.createPayment({
-  orderNo: 'STEP-0000001',
-  amount: 2500,
-  currency: 'USD',
-  items: [{ name: 'Tea pot', sku: 'TP-1', unitPrice: 1250, quantity: 2 }],
-  shopper: { id: 'shopper-1', email: 'shopper@example.test' },
-  billing: { country: 'NL', city: 'Utrecht', address: 'Oudegracht 1', postalCode: '3511AA' },
-});
+const { kit, order, req, cardBody } = await stepsFixture();
 const kctx = kit.context;
-const device = {
-  os: 'Linux', browser: 'Chrome 126', browser_lang: 'en-GB', time_zone: '-60', resolution: '1920x1080', color_depth: '24',
-  cookie_old: '', cookie_new: 'c0ffee00c0ffee00c0ffee00', device_fingerprint: 'a'.repeat(64), session_id: 's3ss10n1d', challenge_window_size: '05',
-};
-const headers: Record<string, string> = {
-  'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
-  'accept-language': 'en-GB,en;q=0.9',
-  accept: 'text/html',
-};
-const req = { ip: '::ffff:127.0.0.1', get: (name: string) => headers[name.toLowerCase()], headers } as unknown as Request;
-const cardBody = {
-  method: 'card', _csrf: 'x', ...device, card: '4242424242424242', expiration_month: '12', expiration_year: String(new Date().getFullYear() + 3),
-  security_code: '737', first_name: 'Ada', last_name: 'Lovelace',
-};
 const card = parsePayBody(cardBody);
 if (!card.ok) throw new Error('the bench form does not parse');
 const request = paymentRequest(kctx, order, payOrderData(order), deviceData(req, cardBody).data, card.body, 'en');
 const mapped = mapPaymentRequest(request);
 
-const SIGN_KEY = kitOptions('', '').gateway.signKey;
+const SIGN_KEY = kctx.options.gateway.signKey;
 const metrics = createKitMetrics();
 /** Answers every request with the sandbox's approved reply for the bench's order, signed. */
 function replyFor(wire: SignedWire): string {
@@ -106,23 +81,5 @@ const asyncSteps: Record<string, () => Promise<unknown>> = {
   'sendAuthorise (stub)': () => payments.sendAuthorise(prepared.authorise),
 };
 
-const results = new Map<string, number[]>([...Object.keys(steps), ...Object.keys(asyncSteps)].map((k) => [k, []]));
-for (let r = 0; r < rounds; r++) {
-  for (const [name, step] of Object.entries(steps)) {
-    for (let i = 0; i < 200; i++) step();
-    const start = process.cpuUsage();
-    for (let i = 0; i < calls; i++) step();
-    const used = process.cpuUsage(start);
-    results.get(name)?.push((used.user + used.system) / calls);
-  }
-  for (const [name, step] of Object.entries(asyncSteps)) {
-    for (let i = 0; i < 200; i++) await step();
-    const start = process.cpuUsage();
-    for (let i = 0; i < calls; i++) await step();
-    const used = process.cpuUsage(start);
-    results.get(name)?.push((used.user + used.system) / calls);
-  }
-}
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-for (const [name, xs] of results) console.log(`${name.padEnd(22)} ${median(xs).toFixed(2).padStart(7)} µs/call  (min ${Math.min(...xs).toFixed(2)})`);
+await timeSteps(steps, asyncSteps, rounds, calls, 2);
 await kit.close();

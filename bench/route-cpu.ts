@@ -9,74 +9,30 @@
  * the measured window of the last round is written there as a V8 CPU profile; with
  * ROUTE_HEAP_PROFILE=<file>, as a sampling heap profile of what it allocated (collected or not).
  */
-import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { createCheckoutKit } from '../server/kit.js';
-import { createSqliteStore } from '../server/orders/stores/sqlite.js';
-import { kitOptions, openSandbox, ordersFile, startFixture } from './fixture.js';
-import type { LoadRequest } from './protocol.js';
-import { RequestFile, seedPayRequests } from './seed.js';
+import { startFixture } from './fixture.js';
+import { keepAliveSender } from './keep-alive-sender.js';
+import { seededRequests, seedPayRequests } from './seed.js';
 
 const scenario = process.argv[2] === 'pay_direct' ? 'pay_direct' : 'render';
 const count = Number(process.argv[3] ?? 3000);
 const rounds = Number(process.argv[4] ?? 3);
 const CONNECTIONS = 32;
 
-async function seeded(dir: string): Promise<LoadRequest[]> {
-  const { sandbox, ledger } = openSandbox(dir);
-  const db = new Database(ordersFile(dir));
-  const store = createSqliteStore({ database: db });
-  const kit = createCheckoutKit({ ...kitOptions('http://127.0.0.1/checkout', 'http://127.0.0.1:9'), store });
-  const out = new RequestFile(join(dir, 'requests.json'));
-  await seedPayRequests({ kit, ledger, db }, 'P', count, scenario === 'pay_direct' ? 'card' : 'hosted', out);
-  out.close();
-  await kit.close();
-  await store.close();
-  await sandbox.close();
-  db.close();
-  return JSON.parse(readFileSync(join(dir, 'requests.json'), 'utf8')) as LoadRequest[];
-}
-
 async function round(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'route-cpu-'));
-  const requests = await seeded(dir);
+  const requests = await seededRequests(dir, (target, out) => seedPayRequests(target, 'P', count, scenario === 'pay_direct' ? 'card' : 'hosted', out));
   const fixture = await startFixture({ dir, gatewayUrl: null, confirmNotifications: false });
   fixture.inProcess?.sandbox.faults.add({ kind: 'dropNotification' });
-  const { hostname, port } = new URL(fixture.shopUrl);
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const expected = scenario === 'pay_direct' ? 303 : 200;
-  let next = 0;
-  let wrong = 0;
-  const send = (r: LoadRequest): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const req = request({ agent, hostname, port, method: r.method, path: r.path, headers: r.headers }, (res) => {
-        if (res.statusCode !== expected) wrong++;
-        res.resume();
-        res.on('end', resolve);
-      });
-      req.on('error', reject);
-      req.end(r.body);
-    });
+  const sender = keepAliveSender(fixture.shopUrl, CONNECTIONS, expected);
   // The first tenth warms the code up; the rest is measured.
   const warm = Math.floor(requests.length / 10);
   const measured = requests.slice(warm);
-  let list = requests.slice(0, warm);
-  const run = async (): Promise<void> => {
-    next = 0;
-    const jobs = Array.from({ length: CONNECTIONS }, async () => {
-      while (next < list.length) {
-        const r = list[next++];
-        if (r !== undefined) await send(r);
-      }
-    });
-    await Promise.all(jobs);
-  };
-  await run();
-  list = measured;
+  await sender.run(requests.slice(0, warm));
   const profile = process.env.ROUTE_CPU_PROFILE;
   const heapProfile = process.env.ROUTE_HEAP_PROFILE;
   const inspector = profile === undefined && heapProfile === undefined ? null : new Session();
@@ -90,17 +46,17 @@ async function round(): Promise<number> {
     await inspector?.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
   }
   const start = process.cpuUsage();
-  await run();
+  await sender.run(measured);
   const used = process.cpuUsage(start);
   if (inspector !== null) {
     if (profile !== undefined) writeFileSync(profile, JSON.stringify((await inspector.post('Profiler.stop')).profile));
     if (heapProfile !== undefined) writeFileSync(heapProfile, JSON.stringify((await inspector.post('HeapProfiler.stopSampling')).profile));
     inspector.disconnect();
   }
-  agent.destroy();
+  sender.close();
   await fixture.close();
   rmSync(dir, { recursive: true, force: true });
-  if (wrong > 0) throw new Error(`${String(wrong)} answers were not ${String(expected)}`);
+  if (sender.wrong() > 0) throw new Error(`${String(sender.wrong())} answers were not ${String(expected)}`);
   return (used.user + used.system) / measured.length;
 }
 

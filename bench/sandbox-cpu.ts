@@ -11,17 +11,14 @@
  * With SANDBOX_CPU_PROFILE=<dir>, the gateway process writes a V8 CPU profile there when it exits
  * (start-up included: use one round of many requests).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
-import { createCheckoutKit } from '../server/kit.js';
-import { createSqliteStore } from '../server/orders/stores/sqlite.js';
 import { startChild } from './children.js';
-import { kitOptions, openSandbox, ordersFile, SIGN_KEY, startFixture } from './fixture.js';
+import { keepAliveSender } from './keep-alive-sender.js';
+import { SIGN_KEY, startFixture } from './fixture.js';
 import type { GatewayCommand, GatewayCpu, LoadRequest, OpenedGateway } from './protocol.js';
-import { notificationRequest, RequestFile, seedGatewayTransactions, seedPayRequests, seedPendingOrders } from './seed.js';
+import { notificationRequest, seededRequests, seedGatewayTransactions, seedPayRequests, seedPendingOrders } from './seed.js';
 
 type Operation = 'authorise' | 'query';
 const which = process.argv[2] ?? 'both';
@@ -32,25 +29,17 @@ const CONNECTIONS = 32;
 const profileDir = process.env.SANDBOX_CPU_PROFILE;
 
 /** Seeds `dir` (the kit's orders, the sandbox's ledger) and returns the requests to send. */
-async function seeded(dir: string, operation: Operation): Promise<LoadRequest[]> {
-  const { sandbox, ledger } = openSandbox(dir);
-  const db = new Database(ordersFile(dir));
-  const store = createSqliteStore({ database: db });
-  const kit = createCheckoutKit({ ...kitOptions('http://127.0.0.1/checkout', 'http://127.0.0.1:9'), store });
-  const out = new RequestFile(join(dir, 'requests.json'));
-  if (operation === 'authorise') await seedPayRequests({ kit, ledger, db }, 'P', count, 'card', out);
-  else {
-    await seedPendingOrders({ kit, ledger, db }, 'N', count);
-    seedGatewayTransactions({ kit, ledger, db }, 'N', count, 'captured', (tx) => {
+function seeded(dir: string, operation: Operation): Promise<LoadRequest[]> {
+  return seededRequests(dir, async (target, out) => {
+    if (operation === 'authorise') {
+      await seedPayRequests(target, 'P', count, 'card', out);
+      return;
+    }
+    await seedPendingOrders(target, 'N', count);
+    seedGatewayTransactions(target, 'N', count, 'captured', (tx) => {
       out.add(notificationRequest(tx));
     });
-  }
-  out.close();
-  await kit.close();
-  await store.close();
-  await sandbox.close();
-  db.close();
-  return JSON.parse(readFileSync(join(dir, 'requests.json'), 'utf8')) as LoadRequest[];
+  });
 }
 
 // The gateway process must sign with this process's key: it reads the run's secret from the
@@ -63,43 +52,20 @@ async function round(operation: Operation): Promise<number> {
   const requests = await seeded(dir, operation);
   const { url } = await gateway.send<OpenedGateway>({ cmd: 'open', dir, captureMode: 'auto', dropNotifications: operation === 'authorise' });
   const fixture = await startFixture({ dir, gatewayUrl: url, confirmNotifications: operation === 'query' });
-  const { hostname, port } = new URL(fixture.shopUrl);
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const expected = operation === 'authorise' ? 303 : 200;
-  let wrong = 0;
-  const send = (r: LoadRequest): Promise<void> =>
-    new Promise((done, fail) => {
-      const req = request({ agent, hostname, port, method: r.method, path: r.path, headers: r.headers }, (res) => {
-        if (res.statusCode !== expected) wrong++;
-        res.resume();
-        res.on('end', done);
-      });
-      req.on('error', fail);
-      req.end(r.body);
-    });
-  const run = async (list: LoadRequest[]): Promise<void> => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async () => {
-        while (next < list.length) {
-          const r = list[next++];
-          if (r !== undefined) await send(r);
-        }
-      }),
-    );
-  };
+  const sender = keepAliveSender(fixture.shopUrl, CONNECTIONS, expected);
   // The first tenth warms the code up; the rest is measured.
   const warm = Math.floor(requests.length / 10);
-  await run(requests.slice(0, warm));
+  await sender.run(requests.slice(0, warm));
   await gateway.send({ cmd: 'cpu' });
-  await run(requests.slice(warm));
+  await sender.run(requests.slice(warm));
   // Every answer is in, so every gateway call the kit made has been answered.
   const { cpuUsPerRequest, requests: received } = await gateway.send<GatewayCpu>({ cmd: 'cpu' });
-  agent.destroy();
+  sender.close();
   await fixture.close();
   await gateway.send({ cmd: 'close' });
   rmSync(dir, { recursive: true, force: true });
-  if (wrong > 0) throw new Error(`${String(wrong)} answers were not ${String(expected)}`);
+  if (sender.wrong() > 0) throw new Error(`${String(sender.wrong())} answers were not ${String(expected)}`);
   if (received !== requests.length - warm) throw new Error(`the gateway received ${String(received)} requests for ${String(requests.length - warm)} calls`);
   return cpuUsPerRequest;
 }

@@ -5,9 +5,10 @@
  * load-generator call sends: signed notification bodies and pay-form posts carrying a valid
  * CSRF cookie and field.
  */
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
+import { join } from 'node:path';
 import type { Request, Response } from 'express';
 import { payCsrf } from '../server/checkout/pay/form.js';
 import { toWireAmount } from '../server/gateway/money.js';
@@ -16,10 +17,11 @@ import { signMessage } from '../server/gateway/signing.js';
 import { setStatus, STATUS } from '../server/sandbox/payments.js';
 import { newTransaction } from '../server/sandbox/transactions.js';
 import type { SandboxTransaction } from '../server/sandbox/types.js';
-import type Database from 'better-sqlite3';
-import type { CheckoutKit } from '../server/kit.js';
+import Database from 'better-sqlite3';
+import { createCheckoutKit, type CheckoutKit } from '../server/kit.js';
+import { createSqliteStore } from '../server/orders/stores/sqlite.js';
 import type { LedgerStore } from '../server/sandbox/ledger.js';
-import { ACCOUNT_ID, MERCHANT_ID, SIGN_KEY } from './fixture.js';
+import { ACCOUNT_ID, kitOptions, MERCHANT_ID, openSandbox, ordersFile, SIGN_KEY } from './fixture.js';
 import type { LoadRequest } from './protocol.js';
 
 export const AMOUNT = 2500;
@@ -50,7 +52,7 @@ async function inOneTransaction(target: SeedTarget, fn: () => Promise<void>): Pr
   }
 }
 
-const shopperData = {
+export const shopperData = {
   items: [{ name: 'Tea pot', sku: 'TP-1', unitPrice: 1250, quantity: 2 }],
   shopper: { id: 'shopper-1', email: 'shopper@example.test' },
   website: 'shop.example',
@@ -173,7 +175,7 @@ export function notificationRequest(tx: NotifiedTransaction): LoadRequest {
 }
 
 /** What /assets/device.js would have filled in. */
-const DEVICE_FIELDS: Record<string, string> = {
+export const DEVICE_FIELDS: Record<string, string> = {
   os: 'Linux',
   browser: 'Chrome 126',
   browser_lang: 'en-GB',
@@ -187,7 +189,15 @@ const DEVICE_FIELDS: Record<string, string> = {
   challenge_window_size: '05',
 };
 
-const BROWSER_HEADERS = {
+/** The billing address of every seeded order. */
+export const BILLING = { country: 'NL', city: 'Utrecht', address: 'Oudegracht 1', postalCode: '3511AA' };
+
+/** The card fields a shopper types (the sandbox's approved test card). */
+export const cardFields = (expiryYear: string): Record<string, string> => ({
+  card: '4242424242424242', expiration_month: '12', expiration_year: expiryYear, security_code: '737', first_name: 'Ada', last_name: 'Lovelace',
+});
+
+export const BROWSER_HEADERS = {
   'content-type': 'application/x-www-form-urlencoded',
   'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
   'accept-language': 'en-GB,en;q=0.9',
@@ -209,7 +219,7 @@ export async function seedPayRequests(target: SeedTarget, prefix: string, count:
         currency: CURRENCY,
         items: shopperData.items,
         shopper: shopperData.shopper,
-        billing: { country: 'NL', city: 'Utrecht', address: 'Oudegracht 1', postalCode: '3511AA' },
+        billing: BILLING,
       });
       let cookie = '';
       const fakeRes = { cookie: (_name: string, value: string) => { cookie = value; } } as unknown as Response;
@@ -217,7 +227,7 @@ export async function seedPayRequests(target: SeedTarget, prefix: string, count:
       const field = csrf.issue(new IncomingMessage(new Socket()) as Request, fakeRes, order.id);
       const form: Record<string, string> = { method, _csrf: field, ...DEVICE_FIELDS };
       if (method === 'card') {
-        Object.assign(form, { card: '4242424242424242', expiration_month: '12', expiration_year: expiryYear, security_code: '737', first_name: 'Ada', last_name: 'Lovelace' });
+        Object.assign(form, cardFields(expiryYear));
       }
       out.add({
         method: 'POST',
@@ -227,4 +237,27 @@ export async function seedPayRequests(target: SeedTarget, prefix: string, count:
       });
     }
   });
+}
+
+/**
+ * Seeds `dir` as the in-process timers need it (the kit's orders in SQLite, the sandbox's ledger):
+ * `fill` writes the orders and adds the requests to send, which are returned.
+ */
+export async function seededRequests(dir: string, fill: (target: SeedTarget, out: RequestFile) => Promise<void>): Promise<LoadRequest[]> {
+  const { sandbox, ledger } = openSandbox(dir);
+  const db = new Database(ordersFile(dir));
+  const store = createSqliteStore({ database: db });
+  const kit = createCheckoutKit({ ...kitOptions('http://127.0.0.1/checkout', 'http://127.0.0.1:9'), store });
+  const file = join(dir, 'requests.json');
+  const out = new RequestFile(file);
+  try {
+    await fill({ kit, ledger, db }, out);
+  } finally {
+    out.close();
+    await kit.close();
+    await store.close();
+    await sandbox.close();
+    db.close();
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as LoadRequest[];
 }
