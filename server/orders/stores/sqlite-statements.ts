@@ -26,22 +26,14 @@ export interface OrderParams {
 }
 
 /** What a compare-and-set from the caller's copy writes: the columns a transition may change. */
-export interface UpdateFromParams {
-  id: string;
+export type UpdateFromParams = Pick<
+  OrderParams,
+  'id' | 'state' | 'version' | 'method' | 'transactionId' | 'maskedCard' | 'capturedAmount' | 'refundedAmount' | 'attention' | 'data' | 'updatedAt'
+> & {
   expectedVersion: number;
-  state: string;
-  version: number;
-  method: string | null;
-  transactionId: string | null;
-  maskedCard: string | null;
-  capturedAmount: number;
-  refundedAmount: number;
-  attention: string | null;
-  data: string;
-  updatedAt: number;
   /** Events the transition adds to the order's count (0 or 1). */
   added: number;
-}
+};
 
 export interface EventParams {
   id: string;
