@@ -18,12 +18,12 @@ import type { PgClientLike, PgPoolLike, PgResultLike } from './postgres-client.j
 import { migratePostgres } from './sql/migrations.js';
 import { createPostgresOutbox, outboxRows } from './postgres-outbox.js';
 import { createPostgresSavedCards } from './postgres-saved-cards.js';
-import { buildQueries, DEDUPE_INDEX, EVENT_COLUMNS, quoteSchema } from './postgres-queries.js';
+import { buildQueries, quoteSchema } from './postgres-queries.js';
 import { guarded } from './sql/errors.js';
 import { rowToEvent, rowToOrder, rowToRefund, toInt } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
 import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch, checkSubscriptionList } from './sql/validate.js';
-import { merged } from '../../objects.js';
+import { eventParams, isDedupeConflict, patchedCopy, returnedEvent } from './postgres-rows.js';
 import { uuidV7 } from '../../uuid-v7.js';
 
 export type { PgClientLike, PgPoolLike, PgResultLike } from './postgres-client.js';
@@ -88,51 +88,6 @@ async function createPool(connectionString: string, logger: Logger): Promise<PgP
   return pool;
 }
 
-/** An event's columns but its seq (the statement takes the seq from the order row it locks). */
-function eventParams(orderId: string, event: NewEvent, now: Date): unknown[] {
-  return [
-    uuidV7(now.getTime()),
-    orderId,
-    event.type,
-    event.source,
-    event.fromState ?? null,
-    event.toState ?? null,
-    event.dedupeKey ?? null,
-    event.actor ?? null,
-    JSON.stringify(event.data ?? {}),
-    now.toISOString(),
-  ];
-}
-
-const PATCHED_COLUMNS = ['state', 'method', 'transactionId', 'maskedCard', 'capturedAmount', 'refundedAmount', 'attention'] as const;
-
-/**
- * `known` with the patch applied as the transition statement applies it (TRANSITION_SET): a key
- * present in the JSON patch is set (null included), `data` merged one level deep (jsonb `||`).
- * Everything through JSON, so the copy shares nothing with the caller's objects.
- */
-function patchedCopy(known: Order, patch: Record<string, unknown>, now: Date): Order {
-  const next = merged(known);
-  next.createdAt = new Date(known.createdAt.getTime());
-  next.updatedAt = new Date(now.getTime());
-  next.version = known.version + 1;
-  const fields = next as unknown as Record<string, unknown>;
-  for (const key of PATCHED_COLUMNS) if (key in patch) fields[key] = patch[key];
-  // merged(): a `__proto__` key in the data is copied as data, as jsonb keeps it.
-  const data = JSON.parse(JSON.stringify(known.data)) as Record<string, unknown>;
-  next.data = 'data' in patch ? merged(data, patch.data as Record<string, unknown>) : data;
-  return next;
-}
-
-/** True for the refusal of an event whose dedupe key the order already has. */
-const isDedupeConflict = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505' && (error as { constraint?: unknown }).constraint === DEDUPE_INDEX;
-
-/** The event a transition statement returned beside the order (its `ev_` columns), if any. */
-function returnedEvent(row: Row): OrderEvent | null {
-  if (row.ev_id === null || row.ev_id === undefined) return null;
-  return rowToEvent(Object.fromEntries<unknown>(EVENT_COLUMNS.map((c) => [c, row[`ev_${c}`]])));
-}
 
 /** node-postgres's Pool names its client class; it takes `{ name, text, values }` as a query. */
 interface NamedQueryPool {
