@@ -12,12 +12,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { OPEN_STATES } from '../../../server/orders/state-machine.js';
 import { createSqliteStore } from '../../../server/orders/stores/sqlite.js';
-import type { SandboxLedger, SandboxTransaction } from '../../../server/sandbox/index.js';
 import { Browser } from '../../helpers/browser.js';
 import { CardScanner } from '../support/card-scan.js';
 import { CARD } from '../../integration/checkout/journeys-harness.js';
 import { journey, type Journey } from '../support/journeys.js';
-import { ledgerDoubleCharges, ledgerMismatches } from '../support/ledger.js';
+import { gatewayLedger, ledgerDoubleCharges, ledgerMismatches } from '../support/ledger.js';
 import { readOrders } from '../support/orders.js';
 import { PageChecker } from '../support/pages.js';
 import { freePort, readJsonLines, startShopProcess, type ShopProcess } from '../support/process.js';
@@ -40,12 +39,6 @@ function integrity(path: string): string {
   } finally {
     db.close();
   }
-}
-
-async function gatewayState(gatewayUrl: string): Promise<SandboxLedger> {
-  const res = await fetch(`${gatewayUrl}/_sandbox/state`);
-  const state = (await res.json()) as { transactions: SandboxTransaction[]; refunds: [] };
-  return { transactions: () => state.transactions, refunds: () => state.refunds } as unknown as SandboxLedger;
 }
 
 export async function crash(size: Size): Promise<ScenarioResult> {
@@ -115,12 +108,12 @@ export async function crash(size: Size): Promise<ScenarioResult> {
     report.check('every shopper can finish after the restart (same order, same id)', shoppers.length, retried.filter((r): r is string => r !== null));
 
     // Let the restarted sweeper settle what the kill left open.
-    let ledger = await gatewayState(proc.gatewayUrl);
+    let ledger = await gatewayLedger(proc.gatewayUrl);
     for (let i = 0; i < 60; i++) {
       const store = createSqliteStore({ path: files.shop, busyTimeoutMs: 5000 });
       const { found } = await readOrders(store, shoppers.map((s) => s.orderNo));
       await store.close();
-      ledger = await gatewayState(proc.gatewayUrl);
+      ledger = await gatewayLedger(proc.gatewayUrl);
       if (ledgerMismatches(found.map((f) => f.order), ledger).length === 0 && found.every((f) => !OPEN_STATES.includes(f.order.state))) break;
       await sleep(500);
     }

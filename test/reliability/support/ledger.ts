@@ -8,6 +8,17 @@ import type { Order, OrderState } from '../../../server/orders/types.js';
 import type { SandboxLedger, SandboxTransaction } from '../../../server/sandbox/index.js';
 import type { GatewayCall } from './shop.js';
 
+/**
+ * The ledger of a sandbox running inside a shop process (its /_sandbox/state): its transactions
+ * and refunds, and a transaction by order number.
+ */
+export async function gatewayLedger(gatewayUrl: string): Promise<SandboxLedger> {
+  const res = await fetch(`${gatewayUrl}/_sandbox/state`);
+  const state = (await res.json()) as { transactions: SandboxTransaction[]; refunds: [] };
+  const byOrderNo = new Map(state.transactions.map((t) => [t.orderNo, t]));
+  return { transactions: () => state.transactions, refunds: () => state.refunds, transaction: (orderNo: string) => byOrderNo.get(orderNo) } as unknown as SandboxLedger;
+}
+
 /** The state the shop's order must end in, or 'open' when the gateway is still waiting. */
 export function expectedState(tx: SandboxTransaction | undefined, order: Pick<Order, 'state' | 'data'>): OrderState | 'open' {
   if (tx === undefined) {
