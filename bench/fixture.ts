@@ -17,8 +17,7 @@ import { createCheckoutKit, type CheckoutKit } from '../server/kit.js';
 import { createPostgresStore } from '../server/orders/stores/postgres.js';
 import { createSqliteStore } from '../server/orders/stores/sqlite.js';
 import type { OrderStore } from '../server/orders/store.js';
-import { LedgerStore } from '../server/sandbox/ledger.js';
-import { createSandbox, type Sandbox, type SandboxListener } from '../server/sandbox/index.js';
+import type { Sandbox, SandboxListener } from '../server/sandbox/index.js';
 import type { CaptureMode } from '../server/sandbox/types.js';
 import { listenCounting } from './counting-server.js';
 import type { PgTarget } from './protocol.js';
@@ -31,21 +30,7 @@ export const SIGN_KEY = `bench-sign-key-${RUN_SECRET}`;
 const TOKEN_SECRET = `bench-token-secret-${RUN_SECRET}`;
 
 export const ordersFile = (dir: string): string => join(dir, 'orders.sqlite');
-const sandboxFile = (dir: string): string => join(dir, 'sandbox.sqlite');
-
-/** The sandbox over the ledger file in `dir` (created when missing), not listening yet. */
-export function openSandbox(dir: string, captureMode: CaptureMode = 'auto'): { sandbox: Sandbox; ledger: LedgerStore } {
-  // The gateway's ledger lives in a file, as a real gateway's data lives outside the shop's
-  // process: only SQLite's page cache counts against the server's memory.
-  const sandbox = createSandbox({
-    accounts: [{ merchantId: MERCHANT_ID, accountId: ACCOUNT_ID, signKey: SIGN_KEY, captureMode }],
-    sqlitePath: sandboxFile(dir),
-    env: {},
-  });
-  const { ledger } = sandbox;
-  if (!(ledger instanceof LedgerStore)) throw new Error('the sandbox ledger has no write side');
-  return { sandbox, ledger };
-}
+export const sandboxFile = (dir: string): string => join(dir, 'sandbox.sqlite');
 
 /** The kit's options every process of a run shares (same secrets, same mount path). */
 export function kitOptions(publicUrl: string, gatewayUrl: string, gatewayFetch?: typeof fetch): Omit<CheckoutKitOptions, 'store'> {
@@ -95,6 +80,8 @@ export interface Fixture {
 export async function startFixture(options: FixtureOptions): Promise<Fixture> {
   let inProcess: Fixture['inProcess'] = null;
   if (options.gatewayUrl === null) {
+    // Loaded only here: a shop's process holds no sandbox, and every module counts in its live heap.
+    const { openSandbox } = await import('./open-sandbox.js');
     const { sandbox } = openSandbox(options.dir, options.captureMode);
     inProcess = { sandbox, gateway: await sandbox.listen(0) };
   }

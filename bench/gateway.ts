@@ -6,7 +6,7 @@
  * last ask), `close` it once the scenario is done.
  */
 import { subscribe } from 'node:diagnostics_channel';
-import { openSandbox } from './fixture.js';
+import { openSandbox } from './open-sandbox.js';
 import type { GatewayCommand, GatewayCpu, MemoryResult, OpenedGateway } from './protocol.js';
 import { serveCommands } from './serve-commands.js';
 import type { Sandbox, SandboxListener } from '../server/sandbox/index.js';

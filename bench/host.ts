@@ -14,15 +14,21 @@ import { BATCH_LIMITS } from '../server/gateway/schemas/batch.js';
 import type { SweepReport } from '../server/orders/sweeper.js';
 import { startFixture, type Fixture } from './fixture.js';
 import type { CaptureResult, Finished, HostCommand, HostVariant, MemoryResult, PgTarget, Prepared, Scenario, SweepResult } from './protocol.js';
-import { transportFetch } from './transports.js';
 import { serveCommands } from './serve-commands.js';
 
 /** When set, a V8 CPU profile of each measured window is written there (what --cpu-prof gives, minus start-up). */
 const profileDir = process.argv[2] === '' ? undefined : process.argv[2];
 /** The machinery under comparison (run.ts --variant): the simple alternative instead of the kit's layer. */
 const variant = JSON.parse(process.argv[3] ?? '{}') as HostVariant;
-const gatewayFetch = variant.transport === undefined ? undefined : await transportFetch(variant.transport);
+// Loaded only for that comparison: the full undici (fetch, websocket…) is no part of a shop's heap.
+const gatewayFetch = variant.transport === undefined ? undefined : await (await import('./transports.js')).transportFetch(variant.transport);
 const sqlite = variant.sqliteSimple === true ? { backgroundSync: false, backgroundCheckpoints: false } : undefined;
+/**
+ * With --profile-promoted: instead of CPU, a sampling heap profile of what survived the young
+ * generation (promoted to the old one, whether or not a full GC collected it later): what makes
+ * the old generation, and the RSS peak, grow under load.
+ */
+const promotedOnly = process.argv[4] === 'promoted';
 const inspector = profileDir === undefined ? null : new Session();
 inspector?.connect();
 /** The state each scenario moves its orders to. */
@@ -33,12 +39,23 @@ let windows = 0;
 
 async function profileStart(): Promise<void> {
   if (inspector === null) return;
+  if (promotedOnly) {
+    await inspector.post('HeapProfiler.enable');
+    // Node 20's typings predate the two include flags; V8 11.3 takes them.
+    await inspector.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false } as never);
+    return;
+  }
   await inspector.post('Profiler.enable');
   await inspector.post('Profiler.start');
 }
 
 async function profileStop(name: string): Promise<void> {
   if (inspector === null || profileDir === undefined) return;
+  if (promotedOnly) {
+    const { profile } = await inspector.post('HeapProfiler.stopSampling');
+    writeFileSync(join(profileDir, `${name}-${String(++windows)}.heapprofile`), JSON.stringify(profile));
+    return;
+  }
   const { profile } = await inspector.post('Profiler.stop');
   writeFileSync(join(profileDir, `${name}-${String(++windows)}.cpuprofile`), JSON.stringify(profile));
 }
@@ -54,6 +71,7 @@ async function prepare(scenario: Scenario, dir: string, gatewayUrl: string | nul
   globalThis.gc?.();
   await profileStart();
   active = { fixture, scenario, cpu: process.cpuUsage() };
+
   return { url: fixture.shopUrl, expectStatus: scenario.startsWith('pay_direct') ? 303 : 200 };
 }
 
@@ -127,16 +145,47 @@ async function capture(dir: string, captureFile: string, gatewayUrl: string | nu
 
 const MB = 1024 * 1024;
 
-/** The RSS peak of the current window and the heap spaces then (see MemoryResult.window). */
-let sampledPeak = { rss: 0, heapMb: {} as Record<string, number> };
+/**
+ * The RSS peak of the current window, the heap spaces then and what the RSS was made of: pages of
+ * files (Node's binary, shared libraries), anonymous pages (V8's heap and everything malloc holds:
+ * native modules, SQLite, buffers, compiler zones) and, of those, V8's heap and the ArrayBuffers.
+ */
+let sampledPeak: { rss: number; heapMb: Record<string, number>; partsMb: Record<string, number> } = { rss: 0, heapMb: {}, partsMb: {} };
+
+/** RssAnon and RssFile of /proc/self/status (Linux), bytes; empty elsewhere. */
+function residentKinds(): { anon?: number; file?: number } {
+  try {
+    const status = readFileSync('/proc/self/status', 'latin1');
+    const kb = (name: string): number | undefined => {
+      const m = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status);
+      return m === null ? undefined : Number(m[1]) * 1024;
+    };
+    const anon = kb('RssAnon');
+    const file = kb('RssFile');
+    return { ...(anon === undefined ? {} : { anon }), ...(file === undefined ? {} : { file }) };
+  } catch {
+    return {};
+  }
+}
+
 setInterval(() => {
   const rss = process.memoryUsage.rss();
   if (rss <= sampledPeak.rss) return;
   const heapMb: Record<string, number> = {};
+  let v8Physical = 0;
   for (const space of getHeapSpaceStatistics()) {
     if (space.space_size > 0) heapMb[space.space_name.replace(/_space$/, '')] = Math.round(space.space_size / MB);
+    v8Physical += space.physical_space_size;
   }
-  sampledPeak = { rss, heapMb };
+  const { anon, file } = residentKinds();
+  const { arrayBuffers } = process.memoryUsage();
+  const partsMb: Record<string, number> = { v8_heap_resident: Math.round(v8Physical / MB), array_buffers: Math.round(arrayBuffers / MB) };
+  if (anon !== undefined) {
+    partsMb.anonymous = Math.round(anon / MB);
+    partsMb.native_other = Math.round((anon - v8Physical - arrayBuffers) / MB);
+  }
+  if (file !== undefined) partsMb.file_backed = Math.round(file / MB);
+  sampledPeak = { rss, heapMb, partsMb };
 }, 50).unref();
 
 function memory(collect: boolean): MemoryResult {
@@ -144,8 +193,8 @@ function memory(collect: boolean): MemoryResult {
   const { rss, heapTotal } = process.memoryUsage();
   const rssPeakMb = process.resourceUsage().maxRSS / 1024;
   let liveHeapMb: number | null = null;
-  const sampled = { rssPeakMb: sampledPeak.rss / MB, heapMb: sampledPeak.heapMb };
-  if (collect) sampledPeak = { rss: 0, heapMb: {} };
+  const sampled = { rssPeakMb: sampledPeak.rss / MB, heapMb: sampledPeak.heapMb, partsMb: sampledPeak.partsMb };
+  if (collect) sampledPeak = { rss: 0, heapMb: {}, partsMb: {} };
   if (collect && globalThis.gc) {
     globalThis.gc();
     liveHeapMb = process.memoryUsage().heapUsed / MB;

@@ -142,9 +142,11 @@ export interface MemoryResult {
   /**
    * The highest RSS sampled (every 50 ms) since the last collecting ask, MB, and the V8 heap
    * spaces at that moment: which part of a run sets the process's peak, and whether it is young
-   * objects, old ones or the rest of the process. Absent from the baselines and the gateway.
+   * objects, old ones or the rest of the process; `partsMb` splits that RSS (file_backed,
+   * anonymous, and of the anonymous: v8_heap_resident, array_buffers, native_other). Absent from
+   * the baselines and the gateway.
    */
-  window?: { rssPeakMb: number; heapMb: Record<string, number> };
+  window?: { rssPeakMb: number; heapMb: Record<string, number>; partsMb: Record<string, number> };
 }
 
 export type HostReply<T = unknown> = { id: number; ok: true; value: T } | { id: number; ok: false; error: string };

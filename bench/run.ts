@@ -13,9 +13,10 @@
  *   options: --out <file> --rounds <n> --duration <s> --connections <n>
  *            --only <name,…> (measure only these scenarios, baselines, sweep, capture; other figures are NaN)
  *            --profile <dir> (V8 CPU profile of the server under test per measured window)
+ *            --profile-promoted (with --profile: a sampling heap profile of what was promoted instead)
  *            --pg <url> (PostgreSQL figures; default $BENCH_DATABASE_URL; without one they are NaN)
  *            --sqlite-simple, --transport undici|fetch (the simple alternative to a layer, for docs' "Machinery")
- *            --server-flags '<node flags>' (every server; the default is none, to measure advice such as V8 heap flags)
+ *            --server-flags='<node flags>' (every server; the default is none, to measure advice such as V8 heap flags)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,6 +42,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string' },
     only: { type: 'string' },
     profile: { type: 'string' },
+    'profile-promoted': { type: 'boolean', default: false },
     source: { type: 'boolean', default: false },
     compiled: { type: 'boolean', default: false },
     pg: { type: 'string' },
@@ -195,7 +197,7 @@ async function main(): Promise<void> {
   // Before any server starts, so the disk is measured idle.
   const fsync = measureFsync(workDir, quick ? 20 : 500);
   log(`fdatasync of a 4 KiB append: p50 ${fsync.p50_us.toFixed(0)} µs, p99 ${fsync.p99_us.toFixed(0)} µs`);
-  const host = await startChild<HostCommand>('./host.ts', [args.profile === undefined ? '' : resolve(args.profile), JSON.stringify(variant)], SERVER_NODE_FLAGS);
+  const host = await startChild<HostCommand>('./host.ts', [args.profile === undefined ? '' : resolve(args.profile), JSON.stringify(variant), args['profile-promoted'] ? 'promoted' : 'cpu'], SERVER_NODE_FLAGS);
   const upstream = await startChild<{ cmd: 'exit' }>('./upstream.ts', []);
   const upstreamUrl = (upstream.ready as { url: string }).url;
   const simple = variant.sqliteSimple === true;
@@ -230,15 +232,15 @@ async function main(): Promise<void> {
   const runs: Run[] = [];
   let liveHeap = 0;
   /** Each part's sampled RSS peak and the heap spaces then, in run order (results' memory_parts). */
-  const memoryParts: { part: string; rss_peak_mb: number; heap_mb: Record<string, number> }[] = [];
+  const memoryParts: { part: string; rss_peak_mb: number; heap_mb: Record<string, number>; resident_mb: Record<string, number> }[] = [];
   try {
     const baselineFile = baselineRequests(quick ? 20_000 : 200_000);
     const memoryLine = async (part: string): Promise<string> => {
       const m = await host.send<MemoryResult>({ cmd: 'memory', collect: true });
       liveHeap = Math.max(liveHeap, m.liveHeapMb ?? 0);
       const w = m.window;
-      if (w !== undefined) memoryParts.push({ part, rss_peak_mb: w.rssPeakMb, heap_mb: w.heapMb });
-      const here = w === undefined ? '' : `; this part's peak ${w.rssPeakMb.toFixed(0)} MB, V8 spaces then (MB) ${Object.entries(w.heapMb).map(([k, v]) => `${k} ${String(v)}`).join(', ')}`;
+      if (w !== undefined) memoryParts.push({ part, rss_peak_mb: w.rssPeakMb, heap_mb: w.heapMb, resident_mb: w.partsMb });
+      const here = w === undefined ? '' : `; this part's peak ${w.rssPeakMb.toFixed(0)} MB, V8 spaces then (MB) ${Object.entries(w.heapMb).map(([k, v]) => `${k} ${String(v)}`).join(', ')}; resident (MB) ${Object.entries(w.partsMb).map(([k, v]) => `${k} ${String(v)}`).join(', ')}`;
       return `server RSS ${m.rssNowMb.toFixed(0)} MB (peak ${m.rssPeakMb.toFixed(0)} MB), V8 heap ${m.heapTotalMb.toFixed(0)} MB, live after GC ${(m.liveHeapMb ?? NaN).toFixed(0)} MB${here}`;
     };
     const job = (url: string, requestsFile: string): LoadJob => ({ url, requestsFile, connections: config.connections, duration: config.duration, warmup: config.warmup });

@@ -21,7 +21,8 @@ import Database from 'better-sqlite3';
 import { createCheckoutKit, type CheckoutKit } from '../server/kit.js';
 import { createSqliteStore } from '../server/orders/stores/sqlite.js';
 import type { LedgerStore } from '../server/sandbox/ledger.js';
-import { ACCOUNT_ID, kitOptions, MERCHANT_ID, openSandbox, ordersFile, SIGN_KEY } from './fixture.js';
+import { ACCOUNT_ID, kitOptions, MERCHANT_ID, ordersFile, SIGN_KEY } from './fixture.js';
+import { openSandbox } from './open-sandbox.js';
 import type { LoadRequest } from './protocol.js';
 
 export const AMOUNT = 2500;

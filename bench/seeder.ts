@@ -12,7 +12,8 @@ import type { CaptureOrderInput } from '../server/gateway/operations/batch.js';
 import { createCheckoutKit } from '../server/kit.js';
 import { createPostgresStore } from '../server/orders/stores/postgres.js';
 import { createSqliteStore } from '../server/orders/stores/sqlite.js';
-import { kitOptions, openSandbox, ordersFile } from './fixture.js';
+import { kitOptions, ordersFile } from './fixture.js';
+import { openSandbox } from './open-sandbox.js';
 import type { SeedJob, SeedOutput } from './protocol.js';
 import { notificationRequest, RequestFile, seedGatewayTransactions, seedPayRequests, seedPendingOrders, type SeedTarget } from './seed.js';
 
