@@ -236,7 +236,11 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
 
   // Each runs inside a group-commit savepoint (sqlite-group-commit.ts), never on its own.
   const transitionWork = (id: string, expectedVersion: number, patch: OrderPatch, event: NewEvent | undefined, extras: TransitionExtras | undefined, known: Order | undefined): TransitionResult => {
-    if (known !== undefined && known.id === id && known.version === expectedVersion) return transitionFrom(known, expectedVersion, patch, event, extras);
+    // Without an event, nothing checks the version before the refund rows are written: a refused
+    // transition would leave them behind, so that case reads the row and checks first.
+    if (known !== undefined && known.id === id && known.version === expectedVersion && (event !== undefined || extras?.refunds === undefined)) {
+      return transitionFrom(known, expectedVersion, patch, event, extras);
+    }
     const row = s.byId.get(id);
     if (!row) return { ok: false, current: null };
     const current = rowToOrder(row);

@@ -105,6 +105,17 @@ export function refundCases(ctx: ConformanceContext): void {
       expect((await ctx.store.get(id))?.refundedAmount).toBe(100);
     });
 
+    it('a refused transition from a stale copy (`known`) writes no refund row, with or without an event', async () => {
+      const id = await paid();
+      const stale = await ctx.store.get(id);
+      if (stale === null) throw new Error('the order vanished');
+      expect((await ctx.store.transition(id, stale.version, { attention: 'moved on' }, { type: 'attention', source: 'admin' })).ok).toBe(true);
+      expect((await ctx.store.transition(id, stale.version, {}, undefined, { refunds: [ok('T-21', 100)] }, stale)).ok).toBe(false);
+      expect((await ctx.store.transition(id, stale.version, {}, { type: 'refund', source: 'notify', dedupeKey: 'refund:T-22' }, { refunds: [ok('T-22', 100)] }, stale)).ok).toBe(false);
+      await record(id, []);
+      expect((await ctx.store.get(id))?.refundedAmount).toBe(0);
+    });
+
     it('refuses a malformed refund with ERR_VALIDATION and writes nothing', async () => {
       const id = await paid();
       for (const bad of [ok('T-01', 0), ok('T-01', 1.5), ok('T-01', 10, { currency: 'eur' }), ok('T-01', 10, { status: 'done' as 'failed' })]) {
