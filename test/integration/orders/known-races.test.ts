@@ -93,6 +93,15 @@ afterAll(async () => {
 
 const newOrder = (extra: Partial<NewOrder> = {}): NewOrder => ({ id: randomUUID(), orderNo: `KR-${randomUUID().slice(0, 18)}`, amount: 1000, currency: 'EUR', ...extra });
 
+/** A new order of 1000, paid and captured in full, and the copy that transition answered with. */
+async function paidOrder(store: OrderStore): Promise<{ input: NewOrder; paid: { order: Order } }> {
+  const input = newOrder();
+  await store.create(input);
+  const paid = await store.transition(input.id, 0, { state: 'paid', capturedAmount: 1000 }, { type: 'transition', source: 'notify', fromState: 'created', toState: 'paid' });
+  if (!paid.ok) throw new Error('not paid');
+  return { input, paid };
+}
+
 async function read(store: OrderStore, id: string): Promise<Order> {
   const order = await store.get(id);
   if (order === null) throw new Error(`order ${id} not found`);
@@ -223,10 +232,7 @@ for (const backend of BACKENDS) {
 
     it('a stale copy with refund rows and no event is refused and writes no refund row', async () => {
       const { a, b } = await open();
-      const input = newOrder();
-      await a.create(input);
-      const paid = await a.transition(input.id, 0, { state: 'paid', capturedAmount: 1000 }, { type: 'transition', source: 'notify', fromState: 'created', toState: 'paid' });
-      if (!paid.ok) throw new Error('not paid');
+      const { input, paid } = await paidOrder(a);
       const stale = paid.order;
       // Another writer moves the order on (staff flag it) after the copy was taken.
       expect((await b.transition(input.id, 1, { attention: 'look at this' }, { type: 'attention', source: 'admin', fromState: 'paid' })).ok).toBe(true);
@@ -245,10 +251,7 @@ for (const backend of BACKENDS) {
 
     it('parallel partial refunds from one current copy, with and without events: one lands, the losers write no row', async () => {
       const { a, b } = await open();
-      const input = newOrder();
-      await a.create(input);
-      const paid = await a.transition(input.id, 0, { state: 'paid', capturedAmount: 1000 }, { type: 'transition', source: 'notify', fromState: 'created', toState: 'paid' });
-      if (!paid.ok) throw new Error('not paid');
+      const { input, paid } = await paidOrder(a);
       const copy = paid.order;
       const results = await Promise.all(Array.from({ length: 12 }, (_, i) => {
         const store = i % 2 === 0 ? a : b;
