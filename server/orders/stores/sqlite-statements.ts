@@ -26,14 +26,36 @@ export interface OrderParams {
 }
 
 /** What a compare-and-set from the caller's copy writes: the columns a transition may change. */
+/**
+ * The columns a transition from the caller's copy writes from that copy, as the copy has them:
+ * the compare-and-set checks them with the version, so a copy edited since the store returned it
+ * is refused like a stale one instead of being written (`data` is merged, not checked).
+ */
+export interface KnownColumns {
+  knownState: string;
+  knownMethod: string | null;
+  knownTransactionId: string | null;
+  knownMaskedCard: string | null;
+  knownCapturedAmount: number;
+  knownRefundedAmount: number;
+  knownAttention: string | null;
+}
+
 export type UpdateFromParams = Pick<
   OrderParams,
   'id' | 'state' | 'version' | 'method' | 'transactionId' | 'maskedCard' | 'capturedAmount' | 'refundedAmount' | 'attention' | 'data' | 'updatedAt'
-> & {
-  expectedVersion: number;
-  /** Events the transition adds to the order's count (0 or 1). */
-  added: number;
-};
+> &
+  KnownColumns & {
+    expectedVersion: number;
+    /** Events the transition adds to the order's count (0 or 1). */
+    added: number;
+  };
+
+/** The WHERE terms that hold when the row still has the copy's `KnownColumns` (`o` the row's alias, or ''). */
+const knownMatch = (o: string): string =>
+  `${o}state = @knownState AND ${o}method IS @knownMethod AND ${o}transaction_id IS @knownTransactionId
+      AND ${o}masked_card IS @knownMaskedCard AND ${o}captured_amount = @knownCapturedAmount
+      AND ${o}refunded_amount = @knownRefundedAmount AND ${o}attention IS @knownAttention`;
 
 export interface EventParams {
   id: string;
@@ -78,7 +100,7 @@ export interface SqliteStatements {
    * The event of a compare-and-set from the caller's copy, numbered from the order row: returns
    * its seq, or nothing when the order is not at `expectedVersion` or already has the dedupe key.
    */
-  insertEventAt: Stmt<[Omit<EventParams, 'seq'> & { expectedVersion: number }], { seq: number }>;
+  insertEventAt: Stmt<[Omit<EventParams, 'seq'> & KnownColumns & { expectedVersion: number }], { seq: number }>;
   listEvents: Stmt<[string], Row>;
   acquireLease: Stmt<[{ id: string; owner: string; until: number; now: number }]>;
   setLease: Stmt<[{ id: string; owner: string; until: number }]>;
@@ -111,7 +133,7 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
       state = @state, version = @version, method = @method, transaction_id = @transactionId,
       masked_card = @maskedCard, captured_amount = @capturedAmount, refunded_amount = @refundedAmount,
       attention = @attention, data = @data, updated_at = @updatedAt, last_event_seq = last_event_seq + @added
-      WHERE id = @id AND version = @expectedVersion`),
+      WHERE id = @id AND version = @expectedVersion AND ${knownMatch('')}`),
     bumpEventSeq: db.prepare(`UPDATE ${T} SET last_event_seq = last_event_seq + 1 WHERE id = ? RETURNING last_event_seq`),
     eventByKey: db.prepare(`SELECT * FROM ${E} WHERE order_id = ? AND dedupe_key = ?`),
     insertEvent: db.prepare(`INSERT INTO ${E}
@@ -125,7 +147,7 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
     insertEventAt: db.prepare(`INSERT INTO ${E}
       (id, order_id, seq, type, source, from_state, to_state, dedupe_key, actor, data, created_at)
       SELECT @id, o.id, o.last_event_seq + 1, @type, @source, @fromState, @toState, @dedupeKey, @actor, @data, @createdAt
-      FROM ${T} AS o WHERE o.id = @orderId AND o.version = @expectedVersion AND true
+      FROM ${T} AS o WHERE o.id = @orderId AND o.version = @expectedVersion AND ${knownMatch('o.')} AND true
       ON CONFLICT (order_id, dedupe_key) DO NOTHING
       RETURNING seq`),
     listEvents: db.prepare(`SELECT * FROM ${E} WHERE order_id = ? ORDER BY seq`),

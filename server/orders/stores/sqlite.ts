@@ -31,7 +31,7 @@ import { prepareChildStatements } from './sqlite-children.js';
 import { createSqliteSavedCards } from './sqlite-saved-cards.js';
 import { prepareStatements } from './sqlite-statements.js';
 import { prepareRefundStatements, writeRefunds } from './sqlite-refunds.js';
-import type { EventParams, OrderParams, UpdateFromParams } from './sqlite-statements.js';
+import type { EventParams, KnownColumns, OrderParams, UpdateFromParams } from './sqlite-statements.js';
 import { merged } from '../../objects.js';
 
 /** Where the store keeps its file when neither `path` nor `database` is given (relative to the working directory). */
@@ -144,8 +144,28 @@ function applyPatch(order: Order, patch: OrderPatch, now: number): Order {
 }
 
 /** The UPDATE's parameters for `next`, the order as the caller's copy plus the patch. */
-function updateParams(next: Order, expectedVersion: number, added: number): UpdateFromParams {
+/** The copy's columns the compare-and-set checks (KnownColumns). */
+function knownColumns(known: Order): KnownColumns {
   return {
+    knownState: known.state,
+    knownMethod: known.method,
+    knownTransactionId: known.transactionId,
+    knownMaskedCard: known.maskedCard,
+    knownCapturedAmount: known.capturedAmount,
+    knownRefundedAmount: known.refundedAmount,
+    knownAttention: known.attention,
+  };
+}
+
+function updateParams(next: Order, known: KnownColumns, expectedVersion: number, added: number): UpdateFromParams {
+  return {
+    knownState: known.knownState,
+    knownMethod: known.knownMethod,
+    knownTransactionId: known.knownTransactionId,
+    knownMaskedCard: known.knownMaskedCard,
+    knownCapturedAmount: known.knownCapturedAmount,
+    knownRefundedAmount: known.knownRefundedAmount,
+    knownAttention: known.knownAttention,
     id: next.id,
     expectedVersion,
     state: next.state,
@@ -212,18 +232,22 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
   const transitionFrom = (known: Order, expectedVersion: number, patch: OrderPatch, event: NewEvent | undefined, extras: TransitionExtras | undefined): TransitionResult => {
     const id = known.id;
     const now = Date.now();
+    const checked = knownColumns(known);
     let written: EventParams | null = null;
     if (event) {
       const params = eventParams(id, 0, event, now);
-      // The event goes first, as below: a stale version or a repeated dedupe key inserts nothing.
-      const inserted = s.insertEventAt.get(merged(params, { expectedVersion }));
+      // The event goes first, as below: a stale version, a copy edited since it was read or a
+      // repeated dedupe key inserts nothing.
+      const at = merged(params, checked) as EventParams & KnownColumns & { expectedVersion: number };
+      at.expectedVersion = expectedVersion;
+      const inserted = s.insertEventAt.get(at);
       if (inserted === undefined) return { ok: false, current: read(s.byId.get(id)) };
       params.seq = inserted.seq;
       written = params;
     }
     const next = applyPatch(known, patch, now);
     if (extras?.refunds !== undefined) next.refundedAmount = writeRefunds(refunds, id, extras.refunds, now);
-    const params = updateParams(next, expectedVersion, written === null ? 0 : 1);
+    const params = updateParams(next, checked, expectedVersion, written === null ? 0 : 1);
     if (s.updateOrderFrom.run(params).changes !== 1) {
       // With an event inserted, unreachable while this transaction holds the write lock; throwing rolls it back.
       if (written !== null) throw new KitError('ERR_STORE', 'The order changed inside its own write transaction', { details: { orderId: id } });
