@@ -53,20 +53,32 @@ const SNAPSHOT = `jsonb_build_object('id', m.id, 'orderNo', m.order_no, 'amount'
     'updatedAt', to_char(m.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
     || CASE WHEN m.parent_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('parentId', m.parent_id) END`;
 
+/** The copy's columns the lean transitions check, in parameter order (knownMatch). */
+export const KNOWN_COLUMNS = ['state', 'method', 'transactionId', 'maskedCard', 'capturedAmount', 'refundedAmount', 'attention'] as const;
+
+/** WHERE terms: the row still holds the copy's KNOWN_COLUMNS, given as parameters from `$n` on. */
+function knownMatch(n: number): string {
+  const p = (i: number): string => `$${String(n + i)}`;
+  return ` AND o.state = ${p(0)} AND o.method IS NOT DISTINCT FROM ${p(1)} AND o.transaction_id IS NOT DISTINCT FROM ${p(2)}
+        AND o.masked_card IS NOT DISTINCT FROM ${p(3)} AND o.captured_amount = ${p(4)} AND o.refunded_amount = ${p(5)}
+        AND o.attention IS NOT DISTINCT FROM ${p(6)}`;
+}
+
 export function buildQueries(schema: string) {
   const T = `${quoteSchema(schema)}.checkout_orders`;
   const E = `${quoteSchema(schema)}.checkout_order_events`;
   const O = `${quoteSchema(schema)}.checkout_outbox`;
-  const moveWithEvent = `WITH moved AS (
+  const moveWithEventWhere = (also: string): string => `WITH moved AS (
         UPDATE ${T} AS o SET ${TRANSITION_SET}
         FROM (SELECT $3::jsonb AS j) AS p
-        WHERE o.id = $1 AND o.version = $2
+        WHERE o.id = $1 AND o.version = $2${also}
         RETURNING o.*
       ), ev AS (
         INSERT INTO ${E} (id, order_id, seq, type, source, from_state, to_state, dedupe_key, actor, data, created_at)
         SELECT $6, moved.id, moved.last_event_seq, $7, $8, $9, $10, $11, $12, $13::jsonb, $4::timestamptz FROM moved
         RETURNING *
       )`;
+  const moveWithEvent = moveWithEventWhere('');
   const returning = `SELECT moved.*, ${EVENT_COLUMNS.map((c) => `ev.${c} AS ev_${c}`).join(', ')} FROM moved LEFT JOIN ev ON true`;
   const R = `${quoteSchema(schema)}.checkout_order_refunds`;
   const dueWhere = `state = ANY($1::text[]) AND updated_at < $2::timestamptz AND ${NOT_LEASED}`;
@@ -106,13 +118,15 @@ export function buildQueries(schema: string) {
     // from the copy, the patch and its own parameters, so only the event's number comes back
     // (node-postgres parses no row of ~30 columns, dates and JSON). Data-modifying CTEs run whether
     // or not the final SELECT reads them.
+    // Their WHERE also checks the columns the store's answer takes from the copy (KNOWN_COLUMNS,
+    // after the other parameters), so a copy edited since it was read is refused like a stale one.
     transitionLean: `UPDATE ${T} AS o SET ${TRANSITION_SET}
       FROM (SELECT $3::jsonb AS j) AS p
-      WHERE o.id = $1 AND o.version = $2
+      WHERE o.id = $1 AND o.version = $2${knownMatch(6)}
       RETURNING o.last_event_seq`,
-    transitionWithEventLean: `${moveWithEvent}
+    transitionWithEventLean: `${moveWithEventWhere(knownMatch(14))}
       SELECT moved.last_event_seq FROM moved`,
-    transitionWithEventAndOutboxLean: `${moveWithEvent}, outbox AS (
+    transitionWithEventAndOutboxLean: `${moveWithEventWhere(knownMatch(15))}, outbox AS (
         INSERT INTO ${O} (id, order_id, hook, payload, order_snapshot, next_attempt_at, created_at)
         SELECT e.id, m.id, e.hook, e.payload, ${SNAPSHOT}, now(), $4::timestamptz
         FROM moved AS m, ROWS FROM (jsonb_to_recordset($14::jsonb) AS (id text, hook text, payload jsonb)) WITH ORDINALITY AS e(id, hook, payload, n)

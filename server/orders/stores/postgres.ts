@@ -18,7 +18,7 @@ import type { PgClientLike, PgPoolLike, PgResultLike } from './postgres-client.j
 import { migratePostgres } from './sql/migrations.js';
 import { createPostgresOutbox, outboxRows } from './postgres-outbox.js';
 import { createPostgresSavedCards } from './postgres-saved-cards.js';
-import { buildQueries, quoteSchema } from './postgres-queries.js';
+import { buildQueries, KNOWN_COLUMNS, quoteSchema } from './postgres-queries.js';
 import { guarded } from './sql/errors.js';
 import { rowToEvent, rowToOrder, rowToRefund, toInt } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
@@ -188,12 +188,14 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     const at = now.toISOString();
     let row: Row | undefined;
     let params: unknown[] | null = null;
-    if (!event) row = first(await query(Q.transitionLean, [id, expectedVersion, json, at, 0]));
+    // Checked by the statement with the version: the answer below is built from them.
+    const checked = KNOWN_COLUMNS.map((column) => known[column]);
+    if (!event) row = first(await query(Q.transitionLean, [id, expectedVersion, json, at, 0, ...checked]));
     else {
       params = eventParams(id, event, now);
       const [eventId, , ...columns] = params;
       const values = [id, expectedVersion, json, at, 1, eventId, ...columns.slice(0, -1)];
-      row = first(await query(outboxJson === undefined ? Q.transitionWithEventLean : Q.transitionWithEventAndOutboxLean, outboxJson === undefined ? values : [...values, outboxJson]));
+      row = first(await query(outboxJson === undefined ? Q.transitionWithEventLean : Q.transitionWithEventAndOutboxLean, outboxJson === undefined ? [...values, ...checked] : [...values, outboxJson, ...checked]));
     }
     if (!row) return null;
     // A fresh copy: the patch through JSON (as jsonb read it: undefined keys absent), the copy's data through JSON too.
