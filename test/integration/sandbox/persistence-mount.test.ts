@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createSandbox } from '../../../server/sandbox/index.js';
 import {
   ACCOUNT_ID, autosubmitForm, directRequest, formsOf, MERCHANT_ID, postForm, postJsonAsForm, readRespon, sign, startReceiver, startSandbox,
@@ -30,6 +30,11 @@ describe('persistence in a SQLite file', () => {
       const respon = readRespon((await postJsonAsForm(first.baseUrl, '/v1/authorise', request)).text);
       const order = { transaction_id: respon.transaction_id ?? '', order_no: String(request.order_no), currency: 'USD', amount: 2500 };
       expect((await first.client.batch.refund([{ ...order, refund_amount: 500 }]))[0]?.ok).toBe(true);
+      // The first attempt (answered 500) is made a little after the answer: closed before it, the
+      // first life would leave the notification untried and the test would not see a retry.
+      await vi.waitFor(() => {
+        expect(first.sandbox.ledger.notifications().some((n) => n.orderNo === order.order_no && n.attempts.length > 0)).toBe(true);
+      }, { timeout: 10_000, interval: 20 });
       await first.close();
 
       failing = false;
