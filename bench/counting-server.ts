@@ -1,11 +1,14 @@
 /**
  * The HTTP server every bench server runs its app in — the baselines and the shop under test
- * alike — so the servers differ only in what their routes do. It counts the requests answered
+ * alike — so the servers differ only in what their routes do. It is the server the kit tells
+ * shops to use (`createAppServer`'s classes: requests born on the app's prototypes). It counts the requests answered
  * (or abandoned by the client) and those still in flight, outside the app, so no route pays for
  * middleware another has not.
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import { appServerClasses } from '../server/http/app-server.js';
 
 export interface CountingServer {
   server: Server;
@@ -18,11 +21,11 @@ export interface CountingServer {
   close(): Promise<void>;
 }
 
-export async function listenCounting(app: RequestListener): Promise<CountingServer> {
+export async function listenCounting(app: Express): Promise<CountingServer> {
   let inFlight = 0;
   let handled = 0;
   const waiters: (() => void)[] = [];
-  const server = createServer((req, res) => {
+  const server = createServer(appServerClasses(app), (req, res) => {
     inFlight++;
     res.once('close', () => {
       handled++;

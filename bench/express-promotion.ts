@@ -1,8 +1,10 @@
 /**
  * How much of what a request allocates survives the young generation and is promoted to the old
- * one, for the same trivial POST route served three ways: plain `node:http`; `node:http` plus
+ * one, for the same trivial POST route served four ways: plain `node:http`; `node:http` plus
  * the one step Express's `app.handle` adds to every request (`Object.setPrototypeOf` of req and
- * res onto the app's request and response objects); and an Express 5 app. Promoted garbage is
+ * res onto the app's request and response objects); an Express 5 app on `http.createServer`
+ * (`app.listen`); and the same app on the kit's `createAppServer`, whose requests are born on the
+ * app's prototypes so that step changes nothing. Promoted garbage is
  * what the old generation fills with between full collections, and V8 sizes the old generation's
  * next limit by how fast it fills, so this share drives the RSS peak of any Express server under
  * load (docs/performance.md, "Memory"). Each way runs in its own process with
@@ -11,13 +13,14 @@
  *   npx tsx bench/express-promotion.ts          prints one JSON line per way
  */
 import { spawn } from 'node:child_process';
-import { createServer, IncomingMessage, ServerResponse, type RequestListener } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import express from 'express';
+import { createAppServer } from '../server/http/app-server.js';
 
-const WAYS = ['node-http', 'set-prototype', 'express'] as const;
+const WAYS = ['node-http', 'set-prototype', 'express', 'app-server'] as const;
 type Way = (typeof WAYS)[number];
 const SECONDS = 4;
 const CONNECTIONS = 32;
@@ -51,8 +54,15 @@ function listener(way: Way): RequestListener {
   return app;
 }
 
+/** The same Express app on the kit's `createAppServer`: requests born on the app's prototypes. */
+function createAppServerOf(): Server {
+  const app = express();
+  app.post('/', answer);
+  return createAppServer(app);
+}
+
 async function serve(way: Way): Promise<void> {
-  const server = createServer(listener(way));
+  const server = way === 'app-server' ? createAppServerOf() : createServer(listener(way));
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   process.stdout.write(`PORT ${String((server.address() as AddressInfo).port)}\n`);

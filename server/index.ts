@@ -16,6 +16,7 @@ export type {
   PayPageRender, PayoutChange, ResolvedKitOptions, ThreeDSMode, TokenPurpose, UrlTokens,
 } from './checkout/index.js';
 export { cspMiddleware, noSniff, originOf, payFormLocals } from './checkout/index.js';
+export { appServerClasses, createAppServer, type AppServerClasses } from './http/app-server.js';
 export {
   BUILT_IN_LOCALES, createCatalogue, formatCard, formatDate, formatMoney, negotiateLocale,
   type Catalogue, type TranslationOverrides, type TranslationTree, type Translator,

@@ -55,6 +55,11 @@ export interface DemoStoreOptions {
   sweeper?: boolean;
   /** Where defaults are read from. Default `process.env`. */
   env?: Record<string, string | undefined>;
+  /**
+   * The Express app to build the shop on (a new one by default). startDemoStore makes it first, so
+   * its server (`createAppServer`) creates every request on the app's prototypes.
+   */
+  app?: express.Express;
 }
 
 export interface DemoStore {
@@ -162,7 +167,7 @@ function assemble(options: DemoStoreOptions, parts: Parts): DemoStore {
     mountPath: ADMIN_PATH,
     logger,
   });
-  const app = createShopApp({ kit, cookies, render, logger, gatewayUrl: gateway.baseUrl }, admin);
+  const app = createShopApp({ kit, cookies, render, logger, gatewayUrl: gateway.baseUrl }, admin, options.app);
 
   let closed: Promise<void> | null = null;
   return {

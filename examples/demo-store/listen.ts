@@ -3,8 +3,10 @@
  * listens, and the kit needs its public URL when it is created: so the server listens first and
  * the store is attached to it afterwards (tests, screenshots and `npm start` share this).
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { createAppServer } from '../../server/index.js';
 import { createDemoStore, type DemoStore, type DemoStoreOptions } from './app.js';
 
 export interface RunningDemoStore {
@@ -25,9 +27,11 @@ export async function startDemoStore(
   },
 ): Promise<RunningDemoStore> {
   const { port = 3000, host = '127.0.0.1', urlHost, publicUrl, ...rest } = options;
-  // Idle connections outlive a proxy's usual 60 s, so a busy store is not flooded with reconnects
-  // (docs/checkout.md, "Serving it under load").
-  const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 });
+  // The app exists before the store is built on it: its server creates every request on the app's
+  // prototypes (docs/checkout.md, "Serving it under load"). Idle connections outlive a proxy's
+  // usual 60 s, so a busy store is not flooded with reconnects.
+  const app = express();
+  const server = createAppServer(app, { keepAliveTimeout: 65_000, headersTimeout: 66_000 });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -39,12 +43,11 @@ export async function startDemoStore(
   const url = (publicUrl ?? `http://${urlHost ?? host}:${String(actual)}`).replace(/\/+$/, '');
   let store: DemoStore;
   try {
-    store = await createDemoStore({ ...rest, publicUrl: url });
+    store = await createDemoStore({ ...rest, publicUrl: url, app });
   } catch (err) {
     server.close();
     throw err;
   }
-  server.on('request', store.app);
   let closed: Promise<void> | null = null;
   return {
     url,

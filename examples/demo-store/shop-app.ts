@@ -13,9 +13,8 @@ import { shopRoutes } from './routes/shop.js';
 import { pageSecurity, sameOriginPosts } from './security.js';
 import { PUBLIC_DIR } from './views.js';
 
-export function createShopApp(ctx: ShopContext, admin: AdminRouter): express.Express {
+export function createShopApp(ctx: ShopContext, admin: AdminRouter, app: express.Express = express()): express.Express {
   const { kit, cookies, render, logger } = ctx;
-  const app = express();
   app.disable('x-powered-by');
   app.use(noSniff);
   app.get('/assets/demo.css', (_req, res) => {

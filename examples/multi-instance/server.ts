@@ -13,7 +13,6 @@
  * Importing this module starts nothing; running the file calls `main()`. In your shop, import
  * from 'acquiring-checkout-kit' instead of '../../server/index.js'.
  */
-import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { createClient } from '@redis/client';
 import express from 'express';
@@ -21,7 +20,7 @@ import pg from 'pg';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import { z } from 'zod';
 import {
-  ConfigError, consoleLogger, createCheckoutKit, createPostgresStore,
+  ConfigError, consoleLogger, createAppServer, createCheckoutKit, createPostgresStore,
   type CheckoutHooks, type CheckoutKit, type KitGatewayOptions, type Logger,
 } from '../../server/index.js';
 
@@ -150,7 +149,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   const logger = consoleLogger('info');
   const shop = await createShopInstance({ ...configFromEnv(env), logger });
   const port = Number(env.PORT ?? 3000);
-  const server = createServer(shop.app);
+  const server = createAppServer(shop.app);
   await new Promise<void>((resolve) => server.listen(port, resolve));
   logger.info({ port }, 'shop instance listening');
 

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import express from 'express';
-import { createCheckoutKit, createSqliteStore, type CheckoutKit, type CheckoutKitOptions } from 'acquiring-checkout-kit';
+import { createAppServer, createCheckoutKit, createSqliteStore, type CheckoutKit, type CheckoutKitOptions } from 'acquiring-checkout-kit';
 import { checkoutRoute, type Cart } from './checkout-route.js';
 import { mountCheckout } from './notify.js';
 import { resultRoute } from './result-route.js';
@@ -66,7 +66,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     tokenSecret: process.env.CHECKOUT_TOKEN_SECRET ?? randomBytes(32).toString('base64url'),
     database: process.env.CHECKOUT_DATABASE ?? 'data/routes.sqlite',
   });
-  const server = app.listen(port, () => {
+  const server = createAppServer(app).listen(port, () => {
     console.log(`Routes example on http://localhost:${String(port)}`);
   });
   process.once('SIGINT', () => {

@@ -1,0 +1,79 @@
+/**
+ * createAppServer over real HTTP: requests reach the app as Express's own (req.ip, req.app,
+ * res.locals, res.send, what the shop adds to app.request), Express's `setPrototypeOf` finds
+ * them already on the app's prototypes (so it changes nothing), a sub-app still sees itself, and
+ * in V8 consecutive responses share one hidden class — the reason the server exists.
+ */
+import { spawnSync } from 'node:child_process';
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import express, { type Express } from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { appServerClasses, createAppServer } from '../../../server/http/app-server.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => { resolve(); }); })));
+});
+
+async function listen(app: Express): Promise<{ server: Server; url: string }> {
+  const server = createAppServer(app, { keepAliveTimeout: 5_000 });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}` };
+}
+
+describe('createAppServer', () => {
+  it('hands the app requests already on its prototypes, with everything Express gives them', async () => {
+    const app = express();
+    app.set('trust proxy', 'loopback');
+    (app.request as unknown as { shopFlag: string }).shopFlag = 'added before';
+    const born = new WeakMap<IncomingMessage, object | null>();
+    const { server, url } = await listen(app);
+    (app.request as unknown as { lateFlag: string }).lateFlag = 'added after';
+    server.prependListener('request', (req: IncomingMessage) => { born.set(req, Object.getPrototypeOf(req) as object | null); });
+    app.post('/echo', express.urlencoded({ extended: false }), (req, res) => {
+      res.locals.seen = true;
+      const own = req as unknown as { shopFlag: string; lateFlag: string };
+      res.status(201).json({
+        samePrototype: born.get(req) === Object.getPrototypeOf(req) && Object.getPrototypeOf(req) === app.request,
+        sameResponsePrototype: Object.getPrototypeOf(res) === app.response,
+        app: req.app === app && res.app === app,
+        ip: req.ip,
+        body: req.body as unknown,
+        locals: res.locals.seen === true,
+        flags: [own.shopFlag, own.lateFlag],
+      });
+    });
+
+    const answer = await fetch(`${url}/echo`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.7' }, body: 'a=1' });
+    expect(answer.status).toBe(201);
+    expect(await answer.json()).toEqual({
+      samePrototype: true, sameResponsePrototype: true, app: true, ip: '203.0.113.7', body: { a: '1' }, locals: true,
+      flags: ['added before', 'added after'],
+    });
+    // Express's own 404 and error handling are untouched.
+    expect((await fetch(`${url}/nowhere`)).status).toBe(404);
+  });
+
+  it('gives the same classes for the same app, and a sub-app still sees itself', async () => {
+    const app = express();
+    expect(appServerClasses(app)).toBe(appServerClasses(app));
+    const shop = express();
+    shop.get('/who', (req, res) => { res.send(req.app === shop ? 'shop' : 'other'); });
+    app.use('/sub', shop);
+    app.get('/who', (req, res) => { res.send(req.app === app ? 'app' : 'other'); });
+    const { url } = await listen(app);
+    expect(await (await fetch(`${url}/sub/who`)).text()).toBe('shop');
+    expect(await (await fetch(`${url}/who`)).text()).toBe('app');
+  });
+
+  it('in V8, consecutive responses share one hidden class (they do not with http.createServer)', () => {
+    // %HaveSameMap needs V8's natives syntax: a child process of plain node runs the probe.
+    const probe = fileURLToPath(new URL('./app-server-maps.probe.ts', import.meta.url));
+    const run = spawnSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', probe], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ appServer: { request: true, response: true }, plain: { request: false, response: false } });
+  });
+});
