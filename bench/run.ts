@@ -30,6 +30,7 @@ import { ACCOUNT_ID, MERCHANT_ID } from './fixture.js';
 import { metricsNotifyCostPct } from './metrics-cost.js';
 import type { BaselineConfig, BaselineName, CaptureResult, Finished, GatewayCommand, GatewayCpu, HostCommand, HostVariant, LoadJob, LoadResult, MemoryResult, OpenedGateway, PgTarget, Prepared, Scenario, SeedJob, SeedOutput, SweepResult } from './protocol.js';
 import { SCENARIOS } from './protocol.js';
+import { dropSchema } from './pg-schema.js';
 import { notificationRequest } from './seed.js';
 import { rows, textTable, type BenchResults } from './targets.js';
 
@@ -103,29 +104,6 @@ const CHAIN: Record<Exclude<BaselineName, 'baseline'>, BaselineName> = {
 /** Durable rows each request of a baseline stores. */
 const ROWS_PER_REQUEST: Record<BaselineName, number> = { baseline: 0, durable_baseline: 1, gateway_baseline: 2, pg_durable_baseline: 1, pg_gateway_baseline: 2 };
 const PG_SCENARIOS: readonly Scenario[] = ['notify_pg', 'pay_direct_pg'];
-
-/**
- * Drops a run's PostgreSQL schema (the kit's tables in it). DROP waits for every lock on those
- * tables: a session left holding one (a pool not ended, a transaction left open) would stop the
- * run silently, so the wait is bounded and the sessions still busy are reported instead.
- */
-async function dropSchema(target: PgTarget): Promise<void> {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: target.url });
-  await client.connect();
-  try {
-    await client.query(`SET lock_timeout = '30s'`);
-    await client.query(`DROP SCHEMA IF EXISTS "${target.schema}" CASCADE`);
-  } catch (error) {
-    const busy = await client.query<Record<string, unknown>>(
-      `SELECT pid, application_name, state, wait_event_type, wait_event, now() - xact_start AS in_transaction_for, left(query, 200) AS query
-       FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`,
-    );
-    throw new Error(`could not drop schema ${target.schema}: ${error instanceof Error ? error.message : String(error)}; sessions not idle: ${JSON.stringify(busy.rows)}`, { cause: error });
-  } finally {
-    await client.end();
-  }
-}
 
 const log = (text: string): void => {
   process.stderr.write(`${text}\n`);

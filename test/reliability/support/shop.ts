@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import express from 'express';
 import { createAdminRouter, createSqliteAdminStore, type AdminRouter, type SignInOptions } from '../../../server/admin/index.js';
 import type { CheckoutKitOptions } from '../../../server/checkout/options-types.js';
+import { createAppServer } from '../../../server/http/app-server.js';
 import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
 import type { Logger } from '../../../server/logging.js';
 import type { OrderStore } from '../../../server/orders/store.js';
@@ -122,7 +123,8 @@ export const SHOP_KEEP_ALIVE_MS = 65_000;
 export const SHOP_LISTEN_BACKLOG = 2048;
 
 function listen(app: express.Express, served: ServedRequest[]): Promise<Server> {
-  const server = createServer({ keepAliveTimeout: SHOP_KEEP_ALIVE_MS }, app);
+  // The server shops are told to use (docs/checkout.md), so the scenarios run on it.
+  const server = createAppServer(app, { keepAliveTimeout: SHOP_KEEP_ALIVE_MS });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const route = `${req.method ?? ''} ${(req.url ?? '').split(/[?#]/)[0]!.split('/').slice(0, 3).join('/')}`;
