@@ -1,28 +1,16 @@
-import fc from 'fast-check';
+/** The reconcile engine on a memory store: applying facts and hooks that fail (engine-confirm.test.ts: the rest). */
 import { describe, expect, it } from 'vitest';
-import { KitError, ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../server/errors.js';
 import type { PaymentOutcome } from '../../../server/gateway/codes.js';
 import { createReconcileEngine } from '../../../server/orders/engine.js';
 import type { PaymentFact } from '../../../server/orders/engine-types.js';
-import { rankOf } from '../../../server/orders/state-machine.js';
 import type { OrderStore } from '../../../server/orders/store.js';
 import { createMemoryStore } from '../../../server/orders/stores/memory.js';
-import { fakeGateway, makeOrder, memoryLogger, recordingHooks } from './fixtures.js';
-
-const PAN = '4242424242424242';
-
-function setup(options: { hooks?: ReturnType<typeof recordingHooks>; store?: OrderStore } = {}) {
-  const store = options.store ?? createMemoryStore();
-  const gateway = fakeGateway();
-  const rec = options.hooks ?? recordingHooks();
-  const log = memoryLogger();
-  const engine = createReconcileEngine({ store, gateway: gateway.port, hooks: rec.hooks, logger: log.logger, leaseWaitMs: 200 });
-  return { store, gateway, rec, engine, log };
-}
+import { PAN, engineSetup, makeOrder, recordingHooks } from './fixtures.js';
 
 describe('reconcile engine: applying facts', () => {
   it('applies a fact as one CAS transition with its event and calls the hooks once', async () => {
-    const { store, engine, rec } = setup();
+    const { store, engine, rec } = engineSetup();
     const order = await makeOrder(store);
     const result = await engine.apply({
       orderNo: order.orderNo, source: 'notify', outcome: 'approved', amount: 1000, currency: 'EUR',
@@ -45,7 +33,7 @@ describe('reconcile engine: applying facts', () => {
   });
 
   it('calls hooks exactly once under 50 concurrent applies of the same fact (with a dedupe key)', async () => {
-    const { store, engine, rec } = setup();
+    const { store, engine, rec } = engineSetup();
     const order = await makeOrder(store);
     const fact: PaymentFact = { orderId: order.id, source: 'notify', outcome: 'approved', amount: 1000, currency: 'EUR', dedupeKey: 'same' };
     const results = await Promise.all(Array.from({ length: 50 }, () => engine.apply(fact)));
@@ -85,7 +73,7 @@ describe('reconcile engine: applying facts', () => {
   });
 
   it('answers duplicate for a dedupe key it has seen, even when the fact would be a noop', async () => {
-    const { store, engine, rec } = setup();
+    const { store, engine, rec } = engineSetup();
     const order = await makeOrder(store);
     expect((await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', dedupeKey: 'k1' })).status).toBe('applied');
     expect((await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', dedupeKey: 'k1' })).status).toBe('duplicate');
@@ -98,7 +86,7 @@ describe('reconcile engine: applying facts', () => {
   });
 
   it('records an amount mismatch, flags the order, never applies it, and flags once', async () => {
-    const { store, engine, rec } = setup();
+    const { store, engine, rec } = engineSetup();
     const order = await makeOrder(store);
     const fact: PaymentFact = { orderNo: order.orderNo, source: 'notify', outcome: 'approved', amount: 999, currency: 'EUR', dedupeKey: 'm1' };
     const result = await engine.apply(fact);
@@ -116,7 +104,7 @@ describe('reconcile engine: applying facts', () => {
   });
 
   it('records a currency mismatch and does not apply it', async () => {
-    const { store, engine, rec } = setup();
+    const { store, engine, rec } = engineSetup();
     const order = await makeOrder(store);
     const result = await engine.apply({ orderId: order.id, source: 'pay', outcome: 'approved', amount: 1000, currency: 'USD' });
     expect(result.status).toBe('mismatch');
@@ -126,7 +114,7 @@ describe('reconcile engine: applying facts', () => {
   });
 
   it('turns a late approval after cancel into paid with attention, onAttention once', async () => {
-    const { store, engine, rec } = setup();
+    const { store, engine, rec } = engineSetup();
     const order = await makeOrder(store, { state: 'pending' });
     expect((await engine.apply({ orderId: order.id, source: 'cancel', outcome: 'cancelled' })).status).toBe('applied');
     const late = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', dedupeKey: 'late-1' });
@@ -141,7 +129,7 @@ describe('reconcile engine: applying facts', () => {
   });
 
   it('reports refunds with the total of the ledger\'s succeeded rows', async () => {
-    const { store, engine, rec } = setup();
+    const { store, engine, rec } = engineSetup();
     const order = await makeOrder(store, { state: 'paid' });
     const one = (referenceId: string, amount: number) => ({ referenceId, amount, status: 'succeeded' as const });
     await engine.apply({ orderId: order.id, source: 'notify', outcome: 'partially_refunded', refunds: [one('T-01', 300)] });
@@ -154,7 +142,7 @@ describe('reconcile engine: applying facts', () => {
   });
 
   it('records a rejected fact once and leaves the order alone', async () => {
-    const { store, engine, rec } = setup();
+    const { store, engine, rec } = engineSetup();
     // (A refund on a pending order is no longer illegal: it implies the capture, see engine-implied-capture.test.ts.)
     const order = await makeOrder(store, { state: 'in_review' });
     const first = await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'expired' });
@@ -167,7 +155,7 @@ describe('reconcile engine: applying facts', () => {
   });
 
   it('answers not_found for an unknown order and validates facts', async () => {
-    const { engine } = setup();
+    const { engine } = engineSetup();
     expect(await engine.apply({ orderNo: 'nope', source: 'notify', outcome: 'approved' })).toMatchObject({ status: 'not_found', order: null });
     const missingId = await engine.apply({ source: 'notify', outcome: 'approved' }).catch((e: unknown) => e);
     expect(missingId).toBeInstanceOf(ValidationError);
@@ -179,7 +167,7 @@ describe('reconcile engine: applying facts', () => {
   });
 
   it('a fact it must confirm with the gateway answers busy when another process keeps the order lease', async () => {
-    const { store, engine, rec, gateway } = setup();
+    const { store, engine, rec, gateway } = engineSetup();
     const order = await makeOrder(store);
     gateway.knows(order);
     expect(await store.acquireLease(order.id, 'other-process', 60_000)).toBe(true);
@@ -204,7 +192,7 @@ describe('reconcile engine: applying facts', () => {
         return inner.releaseLease(id, owner);
       },
     };
-    const { engine, rec } = setup({ store });
+    const { engine, rec } = engineSetup({ store });
     const order = await makeOrder(inner);
     expect(await inner.acquireLease(order.id, 'other-process', 60_000)).toBe(true);
     const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', dedupeKey: 'n-1' });
@@ -223,7 +211,7 @@ describe('reconcile engine: hooks that fail', () => {
         throw new Error(`mail server down while sending receipt for ${PAN}`);
       },
     });
-    const { store, engine, log } = setup({ hooks: rec });
+    const { store, engine, log } = engineSetup({ hooks: rec });
     const order = await makeOrder(store);
     const result = await engine.apply({ orderId: order.id, source: 'pay', outcome: 'approved' });
     expect(result.status).toBe('applied');
@@ -240,175 +228,9 @@ describe('reconcile engine: hooks that fail', () => {
 
   it('does not let an async hook rejection reach the caller', async () => {
     const rec = recordingHooks({ onAttention: async () => Promise.reject(new Error('pager offline')) });
-    const { store, engine } = setup({ hooks: rec });
+    const { store, engine } = engineSetup({ hooks: rec });
     const order = await makeOrder(store, { state: 'expired' });
     await expect(engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved' })).resolves.toMatchObject({ status: 'applied' });
     expect((await store.listEvents(order.id)).map((e) => e.type)).toEqual(['transition', 'hook_failed']);
-  });
-});
-
-describe('reconcile engine: confirming with the gateway', () => {
-  it("uses the gateway's answer over the claim", async () => {
-    const { store, engine, gateway, rec } = setup();
-    const order = await makeOrder(store, { state: 'requires_action' });
-    gateway.knows(order, { outcome: 'approved', transactionId: 'T-76' });
-    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'declined', confirm: true, dedupeKey: 'c0' });
-    expect(result).toMatchObject({ status: 'applied', order: { state: 'paid', transactionId: 'T-76' } });
-    expect(result.unconfirmed).toBeUndefined();
-    expect(result.event).toMatchObject({ dedupeKey: 'c0', data: { outcome: 'approved', confirmed: true, claimedOutcome: 'declined' } });
-    expect(rec.count('onPaid')).toBe(1);
-  });
-
-  it('applies an answer behind the claim for what it says, and keeps the claim unseen until the gateway confirms it', async () => {
-    const { store, engine, gateway, rec } = setup();
-    const order = await makeOrder(store, { state: 'requires_action' });
-    gateway.knows(order, { outcome: 'declined', transactionId: 'T-77' });
-    const claim: PaymentFact = { orderId: order.id, source: 'notify', outcome: 'approved', confirm: true, dedupeKey: 'c1' };
-    const result = await engine.apply(claim);
-    expect(result).toMatchObject({ status: 'applied', unconfirmed: true, order: { state: 'declined', transactionId: 'T-77' } });
-    expect(result.event).toMatchObject({ dedupeKey: null, data: { outcome: 'declined', confirmed: true, claimedOutcome: 'approved' } });
-    expect(gateway.calls).toEqual([[order.orderNo]]);
-    expect(rec.count('onFailed')).toBe(1);
-    expect(rec.count('onPaid')).toBe(0);
-    expect((await store.listEvents(order.id)).some((e) => e.dedupeKey === 'c1')).toBe(false);
-
-    // The gateway catches up (late money): the same claim, retried, is applied and flagged.
-    gateway.knows(order, { outcome: 'approved', transactionId: 'T-77' });
-    const retried = await engine.apply(claim);
-    expect(retried).toMatchObject({ status: 'applied', order: { state: 'paid' } });
-    expect(retried.unconfirmed).toBeUndefined();
-    expect(retried.order?.attention).toMatch(/after the order was declined/);
-    expect(rec.count('onPaid')).toBe(1);
-    expect(await engine.apply(claim)).toMatchObject({ status: 'duplicate' });
-  });
-
-  it('does not apply when the gateway does not know the order, and keeps the dedupe key free', async () => {
-    const { store, engine, gateway, rec } = setup();
-    const order = await makeOrder(store, { state: 'pending' });
-    const fact: PaymentFact = { orderId: order.id, source: 'notify', outcome: 'approved', confirm: true, dedupeKey: 'n-9' };
-    expect(await engine.apply(fact)).toMatchObject({ status: 'noop', unconfirmed: true, order: { state: 'pending' } });
-    expect(rec.calls).toEqual([]);
-    gateway.knows(order);
-    expect(await engine.apply(fact)).toMatchObject({ status: 'applied', order: { state: 'paid' } });
-    expect((await store.listEvents(order.id)).map((e) => e.type)).toEqual(['unconfirmed', 'transition']);
-  });
-
-  it('records a mismatch in the gateway answer and does not apply it', async () => {
-    const { store, engine, gateway } = setup();
-    const order = await makeOrder(store, { state: 'pending' });
-    gateway.knows(order, { amount: 1 });
-    const result = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', confirm: true });
-    expect(result.status).toBe('mismatch');
-    expect((await store.get(order.id))!).toMatchObject({ state: 'pending', attention: expect.stringMatching(/different amount/) });
-  });
-
-  it('only asks the gateway for outcomes that move money or end the payment', async () => {
-    const { store, engine, gateway } = setup();
-    const order = await makeOrder(store);
-    await engine.apply({ orderId: order.id, source: 'pay', outcome: 'requires_action', confirm: true });
-    expect(gateway.calls).toEqual([]);
-    expect((await store.get(order.id))!.state).toBe('requires_action');
-  });
-
-  it('propagates a query failure without recording the fact', async () => {
-    const { store, engine, gateway } = setup();
-    const order = await makeOrder(store, { state: 'pending' });
-    gateway.fail(new Error('gateway unreachable'));
-    await expect(engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', confirm: true, dedupeKey: 'n-1' })).rejects.toThrow(/unreachable/);
-    expect(await store.listEvents(order.id)).toEqual([]);
-    expect(await store.acquireLease(order.id, 'someone-else', 1000)).toBe(true); // lease released
-  });
-
-  it('confirm() queries by id, order number or order object and applies the answer', async () => {
-    const { store, engine, gateway, rec } = setup();
-    const order = await makeOrder(store, { state: 'pending' });
-    expect(await engine.confirm(order.orderNo, 'return')).toMatchObject({ status: 'noop', unconfirmed: true });
-    gateway.knows(order, { outcome: 'authorized' });
-    expect(await engine.confirm(order.id, 'return', 'shopper')).toMatchObject({ status: 'applied', order: { state: 'authorized' } });
-    expect(await engine.confirm(order, 'return')).toMatchObject({ status: 'noop' });
-    expect(await engine.confirm('missing', 'return')).toMatchObject({ status: 'not_found' });
-    expect(rec.count('onAuthorized')).toBe(1);
-    expect((await store.listEvents(order.id)).find((e) => e.type === 'transition')).toMatchObject({ source: 'return', actor: 'shopper', data: { confirmedBy: 'query' } });
-  });
-
-  it('refuses to confirm without a gateway port, with a coded error', async () => {
-    const store = createMemoryStore();
-    const engine = createReconcileEngine({ store });
-    const order = await makeOrder(store);
-    const error = await engine.confirm(order.id, 'return').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(KitError);
-    expect((error as KitError).code).toBe('ERR_CONFIG');
-  });
-});
-
-describe('reconcile engine: card-free events', () => {
-  it('never stores card data in events, whatever the caller passes', async () => {
-    const { store, engine, log } = setup();
-    const order = await makeOrder(store);
-    await engine.apply({
-      orderId: order.id, source: 'pay', outcome: 'approved',
-      data: { card: PAN, security_code: '123', note: `paid with ${PAN}`, nested: { cvv: '999', expiry: '12/34' } },
-    });
-    await engine.record(order.id, { type: 'return_hint', source: 'return', data: { raw: `card=${PAN}&cvv=123`, number: PAN } });
-    const stored = JSON.stringify([await store.listEvents(order.id), await store.get(order.id)]);
-    expect(stored).not.toContain(PAN);
-    expect(stored).not.toContain('"123"');
-    expect(stored).not.toContain('12/34');
-    expect(log.lines.some((l) => l.includes('Card data removed'))).toBe(true);
-  });
-
-  it('refuses a full card number as the masked card, without echoing it', async () => {
-    const { store, engine } = setup();
-    const order = await makeOrder(store);
-    const error = await engine.apply({ orderId: order.id, source: 'pay', outcome: 'approved', maskedCard: PAN }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).field).toBe('maskedCard');
-    expect(JSON.stringify((error as ValidationError).toJSON())).not.toContain(PAN);
-    expect((await store.get(order.id))!.state).toBe('created');
-  });
-
-  it('record() appends with dedupe and no state change', async () => {
-    const { store, engine } = setup();
-    const order = await makeOrder(store);
-    expect((await engine.record(order.id, { type: 'admin_note', source: 'admin', actor: 'staff', dedupeKey: 'x' })).appended).toBe(true);
-    expect((await engine.record(order.id, { type: 'admin_note', source: 'admin', actor: 'staff', dedupeKey: 'x' })).appended).toBe(false);
-    expect((await store.get(order.id))!.version).toBe(0);
-  });
-});
-
-describe('reconcile engine: property', () => {
-  const outcomes: PaymentOutcome[] = [
-    'approved', 'authorized', 'pending', 'in_review', 'requires_action', 'declined', 'failed',
-    'cancelled', 'expired', 'partially_refunded', 'refunded', 'chargeback', 'unknown',
-  ];
-
-  it('never moves an order backwards and calls hooks once per stored transition, for any facts in any order', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.record({ outcome: fc.constantFrom(...outcomes), key: fc.constantFrom('a', 'b', 'c', 'd', undefined) }), { maxLength: 25 }),
-        async (facts) => {
-          const { store, engine, rec } = setup();
-          const order = await makeOrder(store);
-          let rank = rankOf(order);
-          // Concurrent pairs: duplicates and reordering at the same time.
-          for (let i = 0; i < facts.length; i += 2) {
-            await Promise.all(
-              facts.slice(i, i + 2).map((f) =>
-                engine.apply({ orderId: order.id, source: 'notify', outcome: f.outcome, dedupeKey: f.key === undefined ? undefined : `${f.key}-${f.outcome}` }),
-              ),
-            );
-            const now = (await store.get(order.id))!;
-            expect(rankOf(now)).toBeGreaterThanOrEqual(rank);
-            rank = rankOf(now);
-          }
-          const events = await store.listEvents(order.id);
-          const transitions = events.filter((e) => e.type === 'transition');
-          expect(rec.count('onTransition')).toBe(transitions.length);
-          // A refund outcome without references is never applied as a total: it flags the order.
-          expect((await store.get(order.id))!.version).toBe(transitions.length + events.filter((e) => e.type === 'attention').length);
-        },
-      ),
-      { numRuns: 60 },
-    );
   });
 });

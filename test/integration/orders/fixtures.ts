@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../server/logging.js';
+import { createReconcileEngine } from '../../../server/orders/engine.js';
 import type { GatewayOrderFact, GatewayPort } from '../../../server/orders/engine-types.js';
 import type { OrderHooks } from '../../../server/orders/hooks.js';
 import type { OrderStore } from '../../../server/orders/store.js';
@@ -123,4 +124,17 @@ export function memoryLogger() {
   };
   const logger: Logger = { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
   return { logger, lines };
+}
+
+/** A card number the engine must never store or log. */
+export const PAN = '4242424242424242';
+
+/** An engine on a memory store (or the one given), with a fake gateway, recording hooks and a memory logger. */
+export function engineSetup(options: { hooks?: ReturnType<typeof recordingHooks>; store?: OrderStore } = {}) {
+  const store = options.store ?? createMemoryStore();
+  const gateway = fakeGateway();
+  const rec = options.hooks ?? recordingHooks();
+  const log = memoryLogger();
+  const engine = createReconcileEngine({ store, gateway: gateway.port, hooks: rec.hooks, logger: log.logger, leaseWaitMs: 200 });
+  return { store, gateway, rec, engine, log };
 }
