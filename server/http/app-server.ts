@@ -21,27 +21,31 @@ export interface AppServerClasses {
 const classesOf = new WeakMap<Express, AppServerClasses>();
 
 /**
+ * A constructor that runs `Base` on objects born on `prototype` itself. Not a class: a class's
+ * `prototype` is its own new object, and one put in front of `app.request` is not what Express's
+ * mount re-links (a sub-app mounted earlier would miss what the app adds later, a served app
+ * mounted later what it had). Node's IncomingMessage and ServerResponse are ES5 constructors, so
+ * they can run on `this`; `Reflect.construct` with it as new.target would do too, but V8 then
+ * gives every object a map of its own.
+ */
+function bornOn<C extends typeof IncomingMessage | typeof ServerResponse>(Base: C, prototype: object): C {
+  const run = Base as unknown as (this: object, first: unknown, second: unknown) => unknown;
+  const Born = function (this: object, first: unknown, second: unknown): unknown { return run.call(this, first, second); };
+  Born.prototype = prototype;
+  Object.setPrototypeOf(Born, Base); // statics, as `extends` gives
+  return Born as unknown as C;
+}
+
+/**
  * The `IncomingMessage` and `ServerResponse` options for `http.createServer` or
  * `https.createServer` that create `app`'s requests and responses on its own prototypes. Call it
- * on the app the server hands requests to (the outermost one). It puts one object in front of
- * `app.request` and `app.response` (each inheriting everything they had, `req.app` included), so
- * what the shop adds to them before or after still reaches every request.
+ * on the app the server hands requests to (the outermost one). `app.request` and `app.response`
+ * stay the same objects, so what the shop adds to them before or after still reaches every request.
  */
 export function appServerClasses(app: Express): AppServerClasses {
   const known = classesOf.get(app);
   if (known !== undefined) return known;
-  class AppRequest extends IncomingMessage {}
-  class AppResponse<R extends IncomingMessage = IncomingMessage> extends ServerResponse<R> {}
-  Object.setPrototypeOf(AppRequest.prototype, app.request);
-  Object.setPrototypeOf(AppResponse.prototype, app.response);
-  // Its own `app` too, as Express's objects have: mounted under another app later, Express
-  // re-links these to the parent's and `req.app` must still be this app.
-  for (const proto of [AppRequest.prototype, AppResponse.prototype]) {
-    Object.defineProperty(proto, 'app', { configurable: true, enumerable: true, writable: true, value: app });
-  }
-  app.request = AppRequest.prototype as Express['request'];
-  app.response = AppResponse.prototype as Express['response'];
-  const classes: AppServerClasses = { IncomingMessage: AppRequest, ServerResponse: AppResponse };
+  const classes: AppServerClasses = { IncomingMessage: bornOn(IncomingMessage, app.request), ServerResponse: bornOn(ServerResponse, app.response) };
   classesOf.set(app, classes);
   return classes;
 }

@@ -5,7 +5,7 @@
  * in V8 consecutive responses share one hidden class — the reason the server exists.
  */
 import { spawnSync } from 'node:child_process';
-import type { IncomingMessage, Server } from 'node:http';
+import { IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
@@ -67,6 +67,32 @@ describe('createAppServer', () => {
     const { url } = await listen(app);
     expect(await (await fetch(`${url}/sub/who`)).text()).toBe('shop');
     expect(await (await fetch(`${url}/who`)).text()).toBe('app');
+  });
+
+  it('keeps app.request and app.response themselves, so mounting links them as it does without it', async () => {
+    // Express's mount re-links a sub-app's request and response objects to the parent's: another
+    // object put in front of them would leave a sub-app mounted earlier without what the parent
+    // adds later, and a sub-app mounted later without what it had itself.
+    const app = express();
+    const before = app.request;
+    const early = express();
+    early.get('/', (req, res) => { res.json([(req as unknown as { late?: string }).late, typeof (res as unknown as { late?: unknown }).late]); });
+    app.use('/early', early);
+    const { url } = await listen(app);
+    expect(app.request).toBe(before);
+    (app.request as unknown as { late: string }).late = 'parent, added after';
+    (app.response as unknown as { late: () => void }).late = () => undefined;
+    const late = express();
+    (late.request as unknown as { own: string }).own = 'its own';
+    const standalone = await listen(late); // served on its own as well, then mounted
+    late.get('/', (req, res) => {
+      const { own, late: parent } = req as unknown as { own?: string; late?: string };
+      res.json([own, parent, req.app === late, req.constructor === IncomingMessage, res.constructor === ServerResponse]);
+    });
+    app.use('/late', late);
+    expect(await (await fetch(`${url}/early`)).json()).toEqual(['parent, added after', 'function']);
+    expect(await (await fetch(`${url}/late`)).json()).toEqual(['its own', 'parent, added after', true, true, true]);
+    expect(await (await fetch(standalone.url)).json()).toEqual(['its own', 'parent, added after', true, true, true]);
   });
 
   it('in V8, consecutive responses share one hidden class (they do not with http.createServer)', () => {
