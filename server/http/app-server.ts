@@ -28,9 +28,14 @@ const classesOf = new WeakMap<Express, AppServerClasses>();
  * they can run on `this`; `Reflect.construct` with it as new.target would do too, but V8 then
  * gives every object a map of its own.
  */
-function bornOn<C extends typeof IncomingMessage | typeof ServerResponse>(Base: C, prototype: object): C {
+export function bornOn<C extends typeof IncomingMessage | typeof ServerResponse>(Base: C, prototype: object): C {
   const run = Base as unknown as (this: object, first: unknown, second: unknown) => unknown;
-  const Born = function (this: object, first: unknown, second: unknown): unknown { return run.call(this, first, second); };
+  // Should a Node release make them classes (which cannot run on `this`), stay correct and give up
+  // only the shared map.
+  const isClass = Function.prototype.toString.call(Base).startsWith('class');
+  const Born = function (this: object, first: unknown, second: unknown): unknown {
+    return isClass ? Reflect.construct(Base, [first, second], Born) : run.call(this, first, second);
+  };
   Born.prototype = prototype;
   Object.setPrototypeOf(Born, Base); // statics, as `extends` gives
   return Born as unknown as C;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appServerClasses, createAppServer } from '../../../server/http/app-server.js';
+import { appServerClasses, bornOn, createAppServer } from '../../../server/http/app-server.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -93,6 +93,18 @@ describe('createAppServer', () => {
     expect(await (await fetch(`${url}/early`)).json()).toEqual(['parent, added after', 'function']);
     expect(await (await fetch(`${url}/late`)).json()).toEqual(['its own', 'parent, added after', true, true, true]);
     expect(await (await fetch(standalone.url)).json()).toEqual(['its own', 'parent, added after', true, true, true]);
+  });
+
+  it('runs a class-based constructor too (should Node make them classes): born on the prototype, its fields set', () => {
+    const proto = Object.create(IncomingMessage.prototype) as object;
+    class AsClass { constructor(readonly socket: unknown) {} }
+    function AsFunction(this: { socket: unknown }, socket: unknown): void { this.socket = socket; }
+    for (const Base of [AsClass, AsFunction]) {
+      const Born = bornOn(Base as unknown as typeof IncomingMessage, proto);
+      const made = new Born('a socket' as never) as unknown as { socket: unknown };
+      expect(Object.getPrototypeOf(made)).toBe(proto);
+      expect(made.socket).toBe('a socket');
+    }
   });
 
   it('in V8, consecutive responses share one hidden class (they do not with http.createServer)', () => {
