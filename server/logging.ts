@@ -69,6 +69,35 @@ export function jsonNeedsNoRedaction(json: string): boolean {
   return true;
 }
 
+/**
+ * The common case of jsonNeedsNoRedaction without any text: a plain object of strings, finite
+ * numbers, booleans and nulls that redact would leave as it is. Returns the copy a JSON round trip
+ * would give (keys of undefined dropped), or null when it cannot tell (anything nested, a secret
+ * or token key, a value maskCardNumbers or maskTokens would change), for the full path to judge.
+ * Serialising, testing and parsing a handful of fields cost ~7 µs per call; this ~1.
+ */
+export function flatCopyNeedingNoRedaction(value: Record<string, unknown>): Record<string, unknown> | null {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return null;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const lower = key.toLowerCase();
+    if (key === '__proto__' || SECRET_FIELDS.has(lower) || TOKEN_FIELDS.has(lower) || TOKEN_NAME_RE.test(key)) return null;
+    const v = value[key];
+    if (typeof v === 'string') {
+      if (TOKEN_NAME_RE.test(v) || (ANY_DIGIT_RUN_RE.test(v) && hasCardNumber(v))) return null;
+    } else if (typeof v === 'number') {
+      if (!Number.isFinite(v) || Object.is(v, -0)) return null;
+    } else if (v === undefined) {
+      continue;
+    } else if (typeof v !== 'boolean' && v !== null) {
+      return null;
+    }
+    out[key] = v;
+  }
+  return out;
+}
+
 /** Masked card numbers the gateway returns are safe to keep under these names. */
 const MASKED_CARD_RE = /^\d{4,6}\*{2,}\d{4}$/;
 // Not inside an identifier: the gateway's transaction ids (SBX20261121052009…) carry long digit runs.

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { zodIssuesToFields } from '../gateway/schemas/common.js';
-import { jsonNeedsNoRedaction, maskCardNumbers, redact } from '../logging.js';
+import { flatCopyNeedingNoRedaction, jsonNeedsNoRedaction, maskCardNumbers, redact } from '../logging.js';
 import type { Logger } from '../logging.js';
 import type { PaymentFact } from './engine-types.js';
 import type { PaymentMethodKind } from './types.js';
@@ -96,6 +96,8 @@ export function parseFact(input: PaymentFact): PaymentFact {
  */
 export function cardFree(data: Record<string, unknown> | undefined, logger: Logger): Record<string, unknown> {
   if (data === undefined) return {};
+  const flat = flatCopyNeedingNoRedaction(data);
+  if (flat !== null) return flat;
   const json = JSON.stringify(data);
   if (jsonNeedsNoRedaction(json)) return JSON.parse(json) as Record<string, unknown>;
   const clean = redact(JSON.parse(json) as unknown) as Record<string, unknown>;

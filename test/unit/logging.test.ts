@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { consoleLogger, jsonNeedsNoRedaction, maskCardNumbers, redact, redactingLogger, silentLogger, type Logger } from '../../server/logging.js';
+import { consoleLogger, flatCopyNeedingNoRedaction, jsonNeedsNoRedaction, maskCardNumbers, redact, redactingLogger, silentLogger, type Logger } from '../../server/logging.js';
 
 const PAN = '4111111111111111';
 
@@ -140,6 +140,44 @@ describe('jsonNeedsNoRedaction', () => {
     // Transaction ids carry long (even Luhn-valid) digit runs glued to letters: nothing to mask.
     expect(jsonNeedsNoRedaction(JSON.stringify({ transaction_id: 'SBX202611210520094PY44G', order_no: 'N-0000001' }))).toBe(true);
     expect(jsonNeedsNoRedaction(JSON.stringify({ note: 'paid 4242424242424242' }))).toBe(false);
+  });
+});
+
+describe('flatCopyNeedingNoRedaction', () => {
+  const text = fc.oneof(
+    fc.string(),
+    fc.stringMatching(/^\d{10,19}$/),
+    fc.constantFrom('4242 4242 4242 4242', 'x\n4242424242424242', '424242******4242', 'SBX202611210520094PY44G', 'token_id=TK7f3a9c2e4b1d8f60', 'paymentToken'),
+  );
+  const key = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('card', 'CVV', 'Expiry', 'token_id', 'note', 'transactionId', '__proto__', 'TokenId2'));
+  const value = fc.oneof(text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.constant(-0), fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }), fc.array(fc.integer(), { maxLength: 2 }));
+  const flat = fc.dictionary(key, value, { maxKeys: 6 });
+
+  it('gives what a JSON round trip gives, and only when redact would change nothing', () => {
+    fc.assert(
+      fc.property(flat, (data) => {
+        const copy = flatCopyNeedingNoRedaction(data);
+        if (copy === null) return;
+        const plain = JSON.parse(JSON.stringify(data)) as unknown;
+        expect(copy).toStrictEqual(plain);
+        expect(redact(plain)).toStrictEqual(plain);
+        expect(copy).not.toBe(data);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('copies the fields of an ordinary event and leaves anything doubtful to the full path', () => {
+    expect(flatCopyNeedingNoRedaction({ transactionId: 'SBX202611210520094PY44G', amount: 2500, currency: 'EUR', maskedCard: '424242******4242', settled: true, note: null, gone: undefined }))
+      .toStrictEqual({ transactionId: 'SBX202611210520094PY44G', amount: 2500, currency: 'EUR', maskedCard: '424242******4242', settled: true, note: null });
+    expect(flatCopyNeedingNoRedaction({ note: 'paid 4242424242424242' })).toBeNull();
+    expect(flatCopyNeedingNoRedaction({ cvv: '' })).toBeNull();
+    expect(flatCopyNeedingNoRedaction({ TokenId: 'TK7f3a9c2e4b1d8f60' })).toBeNull();
+    expect(flatCopyNeedingNoRedaction({ body: 'token_id=TK7f3a9c2e4b1d8f60' })).toBeNull();
+    expect(flatCopyNeedingNoRedaction({ nested: { a: 1 } })).toBeNull();
+    expect(flatCopyNeedingNoRedaction({ at: new Date(0) })).toBeNull();
+    expect(flatCopyNeedingNoRedaction({ n: Number.NaN })).toBeNull();
+    expect(flatCopyNeedingNoRedaction(new URLSearchParams('a=1') as unknown as Record<string, unknown>)).toBeNull();
   });
 });
 
