@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { NotificationError } from '../../../server/errors.js';
 import { createGatewayClient } from '../../../server/gateway/client.js';
+import { notificationDedupeKey } from '../../../server/gateway/operations/notifications.js';
 import { signMessage } from '../../../server/gateway/signing.js';
 
 const KEY = 'current-sign-key';
@@ -49,5 +51,17 @@ describe('client.notifications.verify', () => {
     expect(client.notifications.verify(signed({ ...base, amount: '8.901' }))).toMatchObject({ kind: 'unrecognised', problem: expect.stringMatching(/amount/) });
     expect(client.notifications.verify(signed({ ...base, order_status: '42', payment_status: '' }))).toMatchObject({ kind: 'unrecognised', problem: expect.stringMatching(/unknown status/) });
     expect(client.notifications.verify(signed({ ...base, card: '4242424242424242' })).maskedCard).toBeNull();
+  });
+});
+
+describe('notificationDedupeKey', () => {
+  it('stays the SHA-256 of the name=value lines keys were stored with, so a redelivery matches an event stored by any version', () => {
+    const names = ['webhooks_type', 'order_no', 'transaction_id', 'order_status', 'payment_status', 'amount', 'currency', 'refund_reference_id', 'refund_amount', 'chargeback_reason', 'error_code', 'result_info'];
+    const fields = { ...base, order_no: 'Ä-1 ✓' } as Record<string, string>;
+    const lines = createHash('sha256');
+    for (const name of names) lines.update(`${name}=${fields[name] ?? ''}\n`);
+    expect(notificationDedupeKey(fields)).toBe(`notify:${lines.digest('hex')}`);
+    expect(notificationDedupeKey({ ...fields, amount: '8.91' })).not.toBe(notificationDedupeKey(fields));
+    expect(notificationDedupeKey({ ...fields, payment_status: '4100', refund_reference_id: 'R-1', refund_amount: '1.00' })).toBe('refund:R-1:1.00');
   });
 });
