@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HttpError, readPostedBody } from '../../../server/http/posted-body.js';
 
 let server: Server | null = null;
@@ -80,7 +80,8 @@ describe('readPostedBody over a raw stream', () => {
     req.on('error', () => undefined);
     req.write('x'.repeat(800));
     req.write('x'.repeat(800));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Polled, not slept: on a busy machine the server may take longer than any fixed pause.
+    await vi.waitFor(() => { expect(outcomes.length).toBeGreaterThan(0); }, { timeout: 10_000, interval: 20 });
     expect(outcomes).toHaveLength(1);
     expect(outcomes[0]?.error).toBeInstanceOf(HttpError);
     expect((outcomes[0]?.error as HttpError).status).toBe(413);
@@ -95,7 +96,7 @@ describe('readPostedBody over a raw stream', () => {
     req.write('x'.repeat(100));
     await new Promise((resolve) => setTimeout(resolve, 50));
     req.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await vi.waitFor(() => { expect(outcomes.length).toBeGreaterThan(0); }, { timeout: 10_000, interval: 20 });
     expect(outcomes).toHaveLength(1);
     expect(outcomes[0]?.error).toBeDefined();
   });
