@@ -38,7 +38,7 @@ export function createPayPages(): PayPages {
     redirectPost(req, res, page) {
       if (!allowFormAction(req, res, page.action, { only: true })) return false;
       const { t, text } = translatorOf(req, res);
-      const fields = Object.entries(page.fields).map(([name, value]) => ({ name, value }));
+      const fields = Object.keys(page.fields).map((name) => ({ name, value: page.fields[name] }));
       sendPage(req, res, redirectView, {
         title: page.heading === undefined ? t('redirect.title') : text(page.heading),
         heading: page.heading === undefined ? t('redirect.heading') : text(page.heading),

@@ -47,8 +47,14 @@ export function withReasons(existing: string | null, reasons: readonly (string |
 export function changedDetails(order: Order, orderData: Record<string, unknown> | undefined, logger: Logger): Record<string, unknown> | null {
   if (orderData === undefined) return null;
   const clean = cardFree(orderData, logger);
-  const changed = Object.entries(clean).filter(([key, value]) => JSON.stringify(order.data[key]) !== JSON.stringify(value));
-  return changed.length === 0 ? null : Object.fromEntries(changed);
+  let changed: Record<string, unknown> | null = null;
+  for (const key of Object.keys(clean)) {
+    const value = clean[key];
+    // Strings and other primitives compare as they are; anything else as its JSON text.
+    const same = typeof value === 'object' && value !== null ? JSON.stringify(order.data[key]) === JSON.stringify(value) : order.data[key] === value;
+    if (!same) changed = merged(changed, { [key]: value });
+  }
+  return changed;
 }
 
 /** True when the fact reports the state the order is already in (not a late fact). */
