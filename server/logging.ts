@@ -52,7 +52,10 @@ const ANY_DIGIT_RUN_RE = /\d(?:[ -]?\d){12}/;
  * included) skips the deep copy.
  */
 export function jsonNeedsNoRedaction(json: string): boolean {
-  if (SECRET_KEY_IN_JSON_RE.test(json) || TOKEN_NAME_RE.test(json)) return false;
+  // Tested on the lower-cased text, as redact lower-cases keys: /i alone never matches the Kelvin
+  // sign (U+212A) to k, so a key `sign_\u212Aey` would have skipped the redaction it needs.
+  const lower = json.toLowerCase();
+  if (SECRET_KEY_IN_JSON_RE.test(lower) || TOKEN_NAME_RE.test(lower)) return false;
   if (json.includes('\\')) {
     // An escape (\n, \u…) ends in a letter or digit in the text but not in the string it stands
     // for, so the boundary maskCardNumbers checks reads differently: judge any long run as a hit.

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
+import { cardFree } from '../../server/orders/fact-schema.js';
 import { consoleLogger, flatCopyNeedingNoRedaction, jsonNeedsNoRedaction, maskCardNumbers, redact, redactingLogger, silentLogger, type Logger } from '../../server/logging.js';
 
 const PAN = '4111111111111111';
@@ -140,6 +141,12 @@ describe('jsonNeedsNoRedaction', () => {
     // Transaction ids carry long (even Luhn-valid) digit runs glued to letters: nothing to mask.
     expect(jsonNeedsNoRedaction(JSON.stringify({ transaction_id: 'SBX202611210520094PY44G', order_no: 'N-0000001' }))).toBe(true);
     expect(jsonNeedsNoRedaction(JSON.stringify({ note: 'paid 4242424242424242' }))).toBe(false);
+    // Keys that lower-case to a secret's name through a non-ASCII letter (the Kelvin sign is k).
+    for (const key of ['sign_\u212Aey', 'to\u212Aen_id', 'paymentto\u212Aen', 'coo\u212Aie']) {
+      const data = { [key]: 'tok_abcdef123456789' };
+      expect(jsonNeedsNoRedaction(JSON.stringify(data))).toBe(false);
+      expect(cardFree(data, silentLogger)[key]).not.toBe('tok_abcdef123456789');
+    }
   });
 });
 
