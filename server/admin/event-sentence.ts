@@ -28,6 +28,10 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+function capitalised(words: string): string {
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 function by(event: OrderEvent): string {
   return event.actor !== null && event.actor !== '' ? ` by ${event.actor}` : '';
 }
@@ -63,8 +67,14 @@ export function eventSentence(event: OrderEvent, currency: string): string {
       return `The payment request got no answer (${text(event.data.error) ?? 'error'}); the background check settles it`;
     case 'mismatch':
       return `The gateway's answer did not match the order${reason ? `: ${reason}` : ''}`;
+    case 'ignored': {
+      // A repeat of what the order already shows (the gateway confirming a refund staff made,
+      // say) is not a problem: say so, instead of "not applied" that reads like one.
+      const already = reason !== undefined && /^already [a-z_]+$/.test(reason) ? reason.slice('already '.length) : undefined;
+      if (already !== undefined) return `${capitalised(source)} confirmed the order is ${stateLabel(already)}`;
+      return `A report from ${source} was not applied${reason ? `: ${reason}` : ''}`;
+    }
     case 'rejected':
-    case 'ignored':
       return `A report from ${source} was not applied${reason ? `: ${reason}` : ''}`;
     case 'unconfirmed':
       return `A report from ${source} could not be confirmed with the gateway`;
