@@ -84,7 +84,7 @@ export interface KitSweeperOptions {
 export type KitOutboxOptions = {
   /** Deliver in this process: the background loop that retries failed hooks and picks up what a crash left. */
   enabled?: boolean;
-} & Pick<OutboxDispatcherOptions, 'intervalMs' | 'leaseMs' | 'batchSize' | 'maxAttempts' | 'backoffMs' | 'maxBackoffMs' | 'waitMs'>;
+} & Pick<OutboxDispatcherOptions, 'intervalMs' | 'leaseMs' | 'batchSize' | 'maxAttempts' | 'backoffMs' | 'maxBackoffMs' | 'waitMs' | 'stopGraceMs'>;
 
 /** Options of `createCheckoutKit`; docs/checkout.md has the full table with defaults. */
 export interface CheckoutKitOptions {

@@ -51,6 +51,12 @@ export interface OutboxDispatcherOptions {
    * background, ms. Default 2000, or `leaseMs` if that is shorter.
    */
   waitMs?: number;
+  /**
+   * How long `stop()` waits for hook calls under way before it resolves without them, ms.
+   * Default 10000. What it leaves stays leased (no renewals after that) and is delivered again
+   * by whichever dispatcher claims it once the lease lapses: the same `eventId`, at least once.
+   */
+  stopGraceMs?: number;
   now?: () => Date;
   /** Told of every failed delivery. */
   observer?: OrderObserver | undefined;
@@ -70,12 +76,15 @@ export interface OutboxDispatcher {
   runOnce(): Promise<number>;
   /** Starts the background loop; its first round runs at once, so a restart picks up what a crash left. */
   start(): void;
-  /** Stops the loop and waits for deliveries under way. */
+  /**
+   * Stops the loop and waits for deliveries under way, for at most `stopGraceMs`; a hook still
+   * running then is logged and left (its entry is redelivered after its lease lapses).
+   */
   stop(): Promise<void>;
   readonly running: boolean;
 }
 
-export const OUTBOX_DEFAULTS = { intervalMs: 1000, leaseMs: 60_000, batchSize: 50, maxAttempts: 20, backoffMs: 1000, maxBackoffMs: 10 * 60_000, waitMs: 2000 } as const;
+export const OUTBOX_DEFAULTS = { intervalMs: 1000, leaseMs: 60_000, batchSize: 50, maxAttempts: 20, backoffMs: 1000, maxBackoffMs: 10 * 60_000, waitMs: 2000, stopGraceMs: 10_000 } as const;
 
 /** Rounds of claim → deliver per `deliver` call, so entries stored meanwhile by another instance are not left to the loop. */
 const MAX_ROUNDS = 4;
@@ -95,12 +104,17 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
     maxAttempts: options.maxAttempts ?? OUTBOX_DEFAULTS.maxAttempts,
     backoffMs: options.backoffMs ?? OUTBOX_DEFAULTS.backoffMs,
     maxBackoffMs: options.maxBackoffMs ?? OUTBOX_DEFAULTS.maxBackoffMs,
+    stopGraceMs: options.stopGraceMs ?? OUTBOX_DEFAULTS.stopGraceMs,
   };
   const waitMs = options.waitMs ?? Math.min(OUTBOX_DEFAULTS.waitMs, settings.leaseMs);
   /** The run under way per order in this process; a new one chains after it. */
   const runs = new Map<string, Promise<number>>();
   const inFlight = new Set<Promise<unknown>>();
   let timer: NodeJS.Timeout | null = null;
+  /** Set by stop() until the next start(): no new attempt begins. */
+  let stopping = false;
+  /** The lease heartbeats of the hook calls in flight, so stop() can end them when it gives up. */
+  const heartbeats = new Set<() => void>();
 
   const track = <T>(promise: Promise<T>): Promise<T> => {
     inFlight.add(promise);
@@ -147,9 +161,12 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
       });
     }, Math.max(1, Math.floor(settings.leaseMs / 3)));
     beat.unref();
-    return () => {
+    const stopBeat = (): void => {
       clearInterval(beat);
+      heartbeats.delete(stopBeat);
     };
+    heartbeats.add(stopBeat);
+    return stopBeat;
   }
 
   /** One claim of the order and the attempts it allows; resolves to the entries it attempted. */
@@ -161,7 +178,7 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
     // The version of the first change with an entry still owed: later changes wait for it.
     let blocked = Infinity;
     for (const entry of entries) {
-      if (entry.order.version > blocked) {
+      if (entry.order.version > blocked || stopping) {
         untouched = true;
         continue;
       }
@@ -198,7 +215,7 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
   async function run(orderId: string): Promise<number> {
     const counts = { delivered: 0 };
     try {
-      for (let i = 0; i < MAX_ROUNDS; i++) {
+      for (let i = 0; i < MAX_ROUNDS && !stopping; i++) {
         if ((await attemptOrder(orderId, counts)) === 0) break;
       }
     } catch (error) {
@@ -261,12 +278,31 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
     runOnce: () => track(runOnce()),
     start() {
       if (timer !== null) return;
+      stopping = false;
       schedule(0);
     },
     async stop() {
       if (timer !== null) clearTimeout(timer);
       timer = null;
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      stopping = true;
+      const deadline = Date.now() + settings.stopGraceMs;
+      while (inFlight.size > 0) {
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          // A hook that does not settle must not hold the shop's shutdown forever. Ending the
+          // heartbeats lets the lease lapse, so another dispatcher (or this one restarted)
+          // delivers the call again with the same eventId.
+          for (const stopBeat of [...heartbeats]) stopBeat();
+          logger.warn({ orders: [...runs.keys()], stopGraceMs: settings.stopGraceMs }, 'Hook calls still running when the outbox stopped: left to finish; their entries are delivered again once their lease lapses');
+          return;
+        }
+        let grace: NodeJS.Timeout | undefined;
+        const graceOver = new Promise<void>((resolve) => {
+          grace = setTimeout(resolve, left);
+        });
+        await Promise.race([Promise.allSettled([...inFlight]), graceOver]);
+        clearTimeout(grace);
+      }
     },
     get running() {
       return timer !== null;

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createReconcileEngine } from '../../../server/orders/engine.js';
 import { createOutboxDispatcher } from '../../../server/orders/outbox-dispatcher.js';
 import { createMemoryStore } from '../../../server/orders/stores/memory.js';
-import { makeOrder } from '../orders/fixtures.js';
+import { makeOrder, memoryLogger } from '../orders/fixtures.js';
 
 const never = (): Promise<void> => new Promise<void>(() => undefined);
 
@@ -71,4 +71,51 @@ describe('a hook that never settles', () => {
     await engine.outbox.stop();
     expect(await store.countOutbox()).toEqual({ pending: 0, dead: 0 });
   }, 3_000);
+
+  it('stop() gives up on it after stopGraceMs: logged, no longer leased, and delivered again with the same eventId', async () => {
+    const store = createMemoryStore();
+    const calls: { by: string; eventId: string }[] = [];
+    const hung = (by: string) => ({
+      onPaid: (_o: unknown, info: { eventId: string }): Promise<void> | undefined => {
+        calls.push({ by, eventId: info.eventId });
+        return by === 'closing' ? never() : undefined;
+      },
+    });
+    const { logger, lines } = memoryLogger();
+    const engine = createReconcileEngine({ store, hooks: hung('closing'), logger, outbox: { leaseMs: 150, backoffMs: 10_000, waitMs: 20, stopGraceMs: 100 } });
+    const order = await makeOrder(store);
+    expect((await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved' })).status).toBe('applied');
+    const started = Date.now();
+    await engine.outbox.stop();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const warning = lines.map((l) => JSON.parse(l) as { level: string; msg: string; orders?: string[] }).find((l) => l.msg.startsWith('Hook calls still running'));
+    expect(warning).toMatchObject({ level: 'warn', orders: [order.id] });
+    expect(await store.countOutbox()).toEqual({ pending: 1, dead: 0 });
+    // Its lease is no longer renewed: once it lapses, the next dispatcher delivers the same call.
+    await new Promise((r) => setTimeout(r, 400));
+    const next = createOutboxDispatcher({ store, hooks: hung('restarted'), owner: 'restarted', leaseMs: 150 });
+    expect(await next.runOnce()).toBe(1);
+    expect(calls.map((c) => c.by)).toEqual(['closing', 'restarted']);
+    expect(calls[1]?.eventId).toBe(calls[0]?.eventId);
+    expect(await store.countOutbox()).toEqual({ pending: 0, dead: 0 });
+  }, 5_000);
+
+  it('stop() waits for a slow hook that finishes within stopGraceMs, and its entry is removed', async () => {
+    const store = createMemoryStore();
+    let calls = 0;
+    const hooks = {
+      onPaid: async (): Promise<void> => {
+        calls++;
+        await new Promise((r) => setTimeout(r, 150));
+      },
+    };
+    const { logger, lines } = memoryLogger();
+    const engine = createReconcileEngine({ store, hooks, logger, outbox: { leaseMs: 1_000, waitMs: 10, stopGraceMs: 3_000 } });
+    const order = await makeOrder(store);
+    await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved' });
+    await engine.outbox.stop();
+    expect(calls).toBe(1);
+    expect(await store.countOutbox()).toEqual({ pending: 0, dead: 0 });
+    expect(lines.some((l) => l.includes('Hook calls still running'))).toBe(false);
+  }, 5_000);
 });

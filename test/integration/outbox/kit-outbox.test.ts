@@ -65,8 +65,26 @@ describe('kit: hook outbox', () => {
     };
     expect(attempt({ intervalMs: 0 })).toMatchObject({ code: 'ERR_CONFIG', message: expect.stringContaining('outbox.intervalMs') });
     expect(attempt({ backoffMs: 5000, maxBackoffMs: 1000 })).toMatchObject({ code: 'ERR_CONFIG', message: expect.stringContaining('outbox.maxBackoffMs') });
+    expect(attempt({ stopGraceMs: -1 })).toMatchObject({ code: 'ERR_CONFIG', message: expect.stringContaining('outbox.stopGraceMs') });
     const typo = attempt({ maxAttempt: 3 });
     expect(typo).toBeInstanceOf(KitError);
     expect((typo as KitError).message).toMatch(/maxAttempts/);
+  });
+
+  it('close() resolves after outbox.stopGraceMs while a hook never settles, leaving its entry to be delivered again', async () => {
+    const store = createMemoryStore();
+    let calls = 0;
+    const kit = createCheckoutKit({
+      ...base,
+      store,
+      outbox: { waitMs: 10, stopGraceMs: 50 },
+      hooks: { onPaid: () => { calls++; return new Promise<void>(() => undefined); } },
+    });
+    const order = await makeOrder(store);
+    expect((await kit.engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved' })).status).toBe('applied');
+    await kit.close();
+    expect(kit.engine.outbox.running).toBe(false);
+    expect(calls).toBe(1);
+    expect(await store.countOutbox()).toEqual({ pending: 1, dead: 0 });
   });
 });
