@@ -17,7 +17,12 @@ export interface Size {
   /** Checkouts per hook-outbox run (SQLite, then two PostgreSQL instances). */
   outbox: { orders: number };
   load: { shoppers: number; durationMs: number };
-  fuzz: { casesPerRoute: number };
+  /**
+   * Seeded cases per route target, and the wall-clock budget of one target: a target stops
+   * taking new cases once it is spent (the report counts the cases actually sent), so the full
+   * run finishes on a busy machine.
+   */
+  fuzz: { casesPerRoute: number; msPerRoute: number };
   security: {
     rateLimit: number;
     /** Admin sign-in: wrong passwords per account before the lock, attempts made while locked, window and session life. */
@@ -37,7 +42,7 @@ export const FULL: Size = {
   multi: { orders: 200, copies: 3 },
   outbox: { orders: 60 },
   load: { shoppers: 200, durationMs: 60_000 },
-  fuzz: { casesPerRoute: 10_000 },
+  fuzz: { casesPerRoute: 10_000, msPerRoute: 45_000 },
   security: { rateLimit: 30, signIn: { perAccount: 20, whileLocked: 40, windowMs: 60_000, sessionTtlMs: 10_000 } },
   refunds: { orders: 60, parallel: 10, copies: 3, ordersInFlight: 4 },
 };
@@ -52,7 +57,7 @@ export const REDUCED: Size = {
   multi: { orders: 16, copies: 2 },
   outbox: { orders: 6 },
   load: { shoppers: 20, durationMs: 5_000 },
-  fuzz: { casesPerRoute: 120 },
+  fuzz: { casesPerRoute: 120, msPerRoute: 60_000 },
   security: { rateLimit: 5, signIn: { perAccount: 5, whileLocked: 3, windowMs: 20_000, sessionTtlMs: 5000 } },
   refunds: { orders: 4, parallel: 10, copies: 2, ordersInFlight: 2 },
 };
