@@ -53,8 +53,8 @@ export interface OutboxDispatcherOptions {
   waitMs?: number;
   /**
    * How long `stop()` waits for hook calls under way before it resolves without them, ms.
-   * Default 10000. What it leaves stays leased (no renewals after that) and is delivered again
-   * by whichever dispatcher claims it once the lease lapses: the same `eventId`, at least once.
+   * Default 10000. A call still running then goes on, its lease renewed while this process
+   * lives; once the process exits the lease lapses and the entry is delivered again (same `eventId`).
    */
   stopGraceMs?: number;
   now?: () => Date;
@@ -78,7 +78,8 @@ export interface OutboxDispatcher {
   start(): void;
   /**
    * Stops the loop and waits for deliveries under way, for at most `stopGraceMs`; a hook still
-   * running then is logged and left (its entry is redelivered after its lease lapses).
+   * running then is logged and left running. Until `start()`, `deliver` and `runOnce` do nothing:
+   * what they would deliver stays in the outbox.
    */
   stop(): Promise<void>;
   readonly running: boolean;
@@ -88,6 +89,9 @@ export const OUTBOX_DEFAULTS = { intervalMs: 1000, leaseMs: 60_000, batchSize: 5
 
 /** Rounds of claim → deliver per `deliver` call, so entries stored meanwhile by another instance are not left to the loop. */
 const MAX_ROUNDS = 4;
+
+/** setTimeout's largest delay; a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The orders whose hooks the current async context is running (a hook may change its own order). */
 const delivering = new AsyncLocalStorage<ReadonlySet<string>>();
@@ -113,8 +117,8 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
   let timer: NodeJS.Timeout | null = null;
   /** Set by stop() until the next start(): no new attempt begins. */
   let stopping = false;
-  /** The lease heartbeats of the hook calls in flight, so stop() can end them when it gives up. */
-  const heartbeats = new Set<() => void>();
+  /** Counts start() calls: a stop() still waiting when the loop restarts has nothing left to wait for. */
+  let generation = 0;
 
   const track = <T>(promise: Promise<T>): Promise<T> => {
     inFlight.add(promise);
@@ -161,12 +165,9 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
       });
     }, Math.max(1, Math.floor(settings.leaseMs / 3)));
     beat.unref();
-    const stopBeat = (): void => {
+    return () => {
       clearInterval(beat);
-      heartbeats.delete(stopBeat);
     };
-    heartbeats.add(stopBeat);
-    return stopBeat;
   }
 
   /** One claim of the order and the attempts it allows; resolves to the entries it attempted. */
@@ -236,6 +237,7 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
   }
 
   async function runOnce(): Promise<number> {
+    if (stopping) return 0;
     let delivered = 0;
     try {
       const claimed = await store.claimOutbox({ owner, leaseMs: settings.leaseMs, limit: settings.batchSize });
@@ -254,12 +256,14 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
   }
 
   function schedule(delayMs: number): void {
-    timer = setTimeout(() => {
+    const mine = setTimeout(() => {
       void track(runOnce()).finally(() => {
-        if (timer !== null) schedule(settings.intervalMs);
+        // Only the loop this timer belongs to goes on: after stop() and start() a new one runs.
+        if (timer === mine) schedule(settings.intervalMs);
       });
     }, delayMs);
-    timer.unref();
+    mine.unref();
+    timer = mine;
   }
 
   return {
@@ -279,26 +283,28 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
     start() {
       if (timer !== null) return;
       stopping = false;
+      generation++;
       schedule(0);
     },
     async stop() {
       if (timer !== null) clearTimeout(timer);
       timer = null;
       stopping = true;
+      const stoppedAt = generation;
       const deadline = Date.now() + settings.stopGraceMs;
-      while (inFlight.size > 0) {
+      while (inFlight.size > 0 && generation === stoppedAt) {
         const left = deadline - Date.now();
         if (left <= 0) {
-          // A hook that does not settle must not hold the shop's shutdown forever. Ending the
-          // heartbeats lets the lease lapse, so another dispatcher (or this one restarted)
-          // delivers the call again with the same eventId.
-          for (const stopBeat of [...heartbeats]) stopBeat();
-          logger.warn({ orders: [...runs.keys()], stopGraceMs: settings.stopGraceMs }, 'Hook calls still running when the outbox stopped: left to finish; their entries are delivered again once their lease lapses');
+          // A hook that does not settle must not hold the shop's shutdown forever. It is not cut
+          // short and its lease is still renewed (the heartbeat does not keep the process up), so
+          // no other dispatcher calls it meanwhile; once the process exits the lease lapses and
+          // the entry is delivered again with the same eventId.
+          logger.warn({ orders: [...runs.keys()], stopGraceMs: settings.stopGraceMs }, 'Hook calls still running when the outbox stopped: left to finish; delivered again after a restart if they do not');
           return;
         }
         let grace: NodeJS.Timeout | undefined;
         const graceOver = new Promise<void>((resolve) => {
-          grace = setTimeout(resolve, left);
+          grace = setTimeout(resolve, Math.min(left, MAX_TIMER_MS));
         });
         await Promise.race([Promise.allSettled([...inFlight]), graceOver]);
         clearTimeout(grace);

@@ -72,17 +72,21 @@ describe('a hook that never settles', () => {
     expect(await store.countOutbox()).toEqual({ pending: 0, dead: 0 });
   }, 3_000);
 
-  it('stop() gives up on it after stopGraceMs: logged, no longer leased, and delivered again with the same eventId', async () => {
+  it('stop() resolves after stopGraceMs, logging the order; the call goes on, still leased, so no one calls it twice', async () => {
     const store = createMemoryStore();
     const calls: { by: string; eventId: string }[] = [];
-    const hung = (by: string) => ({
-      onPaid: (_o: unknown, info: { eventId: string }): Promise<void> | undefined => {
+    let finish = (): void => undefined;
+    const slow = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const hooks = (by: string) => ({
+      onPaid: (_o: unknown, info: { eventId: string }): Promise<void> => {
         calls.push({ by, eventId: info.eventId });
-        return by === 'closing' ? never() : undefined;
+        return slow;
       },
     });
     const { logger, lines } = memoryLogger();
-    const engine = createReconcileEngine({ store, hooks: hung('closing'), logger, outbox: { leaseMs: 150, backoffMs: 10_000, waitMs: 20, stopGraceMs: 100 } });
+    const engine = createReconcileEngine({ store, hooks: hooks('closing'), logger, outbox: { leaseMs: 150, backoffMs: 10_000, waitMs: 20, stopGraceMs: 100 } });
     const order = await makeOrder(store);
     expect((await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved' })).status).toBe('applied');
     const started = Date.now();
@@ -91,13 +95,53 @@ describe('a hook that never settles', () => {
     const warning = lines.map((l) => JSON.parse(l) as { level: string; msg: string; orders?: string[] }).find((l) => l.msg.startsWith('Hook calls still running'));
     expect(warning).toMatchObject({ level: 'warn', orders: [order.id] });
     expect(await store.countOutbox()).toEqual({ pending: 1, dead: 0 });
-    // Its lease is no longer renewed: once it lapses, the next dispatcher delivers the same call.
-    await new Promise((r) => setTimeout(r, 400));
-    const next = createOutboxDispatcher({ store, hooks: hung('restarted'), owner: 'restarted', leaseMs: 150 });
-    expect(await next.runOnce()).toBe(1);
-    expect(calls.map((c) => c.by)).toEqual(['closing', 'restarted']);
-    expect(calls[1]?.eventId).toBe(calls[0]?.eventId);
-    expect(await store.countOutbox()).toEqual({ pending: 0, dead: 0 });
+    // Two lease lengths later the call still holds its order: another instance does not call it again.
+    await new Promise((r) => setTimeout(r, 350));
+    const other = createOutboxDispatcher({ store, hooks: hooks('other'), owner: 'other-instance', leaseMs: 150 });
+    expect(await other.runOnce()).toBe(0);
+    // Once it settles, its entry is removed: delivered once.
+    finish();
+    await expect.poll(() => store.countOutbox()).toEqual({ pending: 0, dead: 0 });
+    expect(calls.map((c) => c.by)).toEqual(['closing']);
+  }, 5_000);
+
+  it('after stop() gave up and start() ran again, the hung round ending does not start a second loop', async () => {
+    const store = createMemoryStore();
+    let rounds = 0;
+    const counting = Object.assign(Object.create(store) as typeof store, {
+      claimOutbox: (o: Parameters<typeof store.claimOutbox>[0]) => {
+        if (o.orderId === undefined) rounds++;
+        return store.claimOutbox(o);
+      },
+    });
+    let finish = (): void => undefined;
+    const slow = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const intervalMs = 20;
+    let calls = 0;
+    const hook = { onPaid: (): Promise<void> => { calls++; return slow; } };
+    const dispatcher = createOutboxDispatcher({ store: counting, hooks: hook, intervalMs, leaseMs: 150, stopGraceMs: 50 });
+    const order = await makeOrder(store);
+    // The change is stored by an engine whose own dispatcher is stopped: the loop under test delivers it.
+    const storing = createReconcileEngine({ store, hooks: hook });
+    await storing.outbox.stop();
+    await storing.apply({ orderId: order.id, source: 'notify', outcome: 'approved' });
+    expect(await store.countOutbox()).toEqual({ pending: 1, dead: 0 });
+    dispatcher.start();
+    await expect.poll(() => calls).toBe(1);
+    await dispatcher.stop();
+    dispatcher.start();
+    finish();
+    await expect.poll(() => store.countOutbox()).toEqual({ pending: 0, dead: 0 });
+    // One loop waits intervalMs after each round: it cannot make more rounds than this window allows.
+    const before = rounds;
+    const from = Date.now();
+    await new Promise((r) => setTimeout(r, 300));
+    const window = Date.now() - from;
+    expect(rounds - before).toBeLessThanOrEqual(Math.ceil(window / intervalMs) + 1);
+    await dispatcher.stop();
+    expect(dispatcher.running).toBe(false);
   }, 5_000);
 
   it('stop() waits for a slow hook that finishes within stopGraceMs, and its entry is removed', async () => {
