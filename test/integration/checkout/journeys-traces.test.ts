@@ -48,11 +48,17 @@ describe('spans of one payment', () => {
   it('pay request → gateway call → hook (with the shop span) in one trace; the notification; no card data', async () => {
     exporter.reset();
     const orderNo = uniqueOrderNo('T-PAY');
+    // The notification is held back and sent after the answer: landing first, it would move the
+    // order itself and the hook would run in its trace instead of the pay request's.
+    h.sandbox.faults.add({ kind: 'dropNotification', orderNo, times: 1 });
     const browser = new Browser();
     const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
     const page = await browser.get(payUrl);
     const result = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.approve));
     expect(result.html).toMatch(/Payment received/);
+    const held = h.sandbox.ledger.notifications().find((n) => n.orderNo === orderNo && n.status === 'dropped');
+    expect(held).toBeDefined();
+    await h.control(`/notifications/${held!.id}/resend`);
     await h.sandbox.notifier.flush();
     await h.kit.engine.outbox.runOnce();
 
@@ -117,6 +123,8 @@ describe('spans of one payment', () => {
     exporter.reset();
     failNextOnPaid = true;
     const orderNo = uniqueOrderNo('T-RETRY');
+    // Only the pay answer may move the order (and owe onPaid in its trace): the notification is held back.
+    h.sandbox.faults.add({ kind: 'dropNotification', orderNo, times: 1 });
     const browser = new Browser();
     const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
     const page = await browser.get(payUrl);

@@ -10,7 +10,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ProtocolError, TransportError } from '../../../server/errors.js';
 import { createGatewayClient, type GatewayClient, type GatewayClientOptions } from '../../../server/gateway/client.js';
 import { MAX_REPLY_BYTES, undiciTransport } from '../../../server/gateway/transport.js';
@@ -295,13 +295,18 @@ describe('close()', () => {
   });
 
   it('lets a call under way finish, then closes its connection', async () => {
+    // The first call's answer is held until close() has been called; later calls are answered at once.
+    const held: { answer?: () => void } = {};
     server.handle((_req, res) => {
-      setTimeout(() => { json(res, 200, okQuery); }, 100);
+      if (held.answer === undefined) held.answer = () => { json(res, 200, okQuery); };
+      else json(res, 200, okQuery);
     });
     const gateway = client();
     const pending = gateway.queries.transactions({ orders: ['A'] });
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Under way once the server has read it (polled: a busy machine may take a while to send it).
+    await vi.waitFor(() => { expect(held.answer).toBeDefined(); }, { timeout: 10_000, interval: 5 });
     gateway.close();
+    held.answer!();
     await expect(pending).resolves.toBeDefined();
     await closed(server.sockets[0]);
     // Still usable afterwards, without pooling the connection.

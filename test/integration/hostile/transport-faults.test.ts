@@ -7,7 +7,7 @@
  * Invariant: no card number in a log line or page; never a second authorise for one order; after the sweeper the shop's state is the
  * ledger's (paid when charged, not paid when not), and `onPaid` runs once for a charge.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Browser, payForm } from '../../helpers/browser.js';
 import { CARD, cardFields } from '../checkout/journeys-harness.js';
 import { startShop, type Shop } from '../../reliability/support/shop.js';
@@ -48,7 +48,11 @@ describe('the pay page when the gateway misbehaves (undici transport)', () => {
       const second = await browser.submit(page, form, cardFields(CARD.approve));
       return { fault: fault.name, orderNo, orderId, statuses: [first.status, second.status], pages: [first.html, second.html] };
     }));
-    await new Promise((r) => setTimeout(r, 1_500)); // the slow gateway finishes charging
+    // The slow gateway charges only after its delay, past the kit's deadline: wait for that charge.
+    const slow = runs.find((run) => run.fault === 'slow past the deadline')!;
+    await vi.waitFor(() => {
+      expect(shop.sandbox.ledger.transactions().some((t) => t.orderNo === slow.orderNo)).toBe(true);
+    }, { timeout: 20_000, interval: 50 });
     await shop.sandbox.notifier.flush();
     await shop.kit.sweeper.runOnce();
     await shop.kit.sweeper.runOnce();

@@ -91,10 +91,12 @@ describe('readPostedBody over a raw stream', () => {
   it('gives up on a sender that goes away mid-body', async () => {
     const outcomes: { error?: unknown }[] = [];
     const port = await start(64 * 1024, (o) => outcomes.push(o));
+    const arrived = once(server!, 'request');
     const req = request({ port, method: 'POST', path: '/in', headers: { 'content-type': 'text/plain', 'content-length': '1000' } });
     req.on('error', () => undefined);
     req.write('x'.repeat(100));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Gone once the server has the request under way, however long that takes on a busy machine.
+    await arrived;
     req.destroy();
     await vi.waitFor(() => { expect(outcomes.length).toBeGreaterThan(0); }, { timeout: 10_000, interval: 20 });
     expect(outcomes).toHaveLength(1);

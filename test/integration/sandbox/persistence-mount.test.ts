@@ -31,9 +31,11 @@ describe('persistence in a SQLite file', () => {
       const order = { transaction_id: respon.transaction_id ?? '', order_no: String(request.order_no), currency: 'USD', amount: 2500 };
       expect((await first.client.batch.refund([{ ...order, refund_amount: 500 }]))[0]?.ok).toBe(true);
       // The first attempt (answered 500) is made a little after the answer: closed before it, the
-      // first life would leave the notification untried and the test would not see a retry.
+      // first life would leave the notification untried and the test would not see a retry. Both
+      // deliveries (payment, refund) are waited for: they go out in parallel, either may end first.
       await vi.waitFor(() => {
-        expect(first.sandbox.ledger.notifications().some((n) => n.orderNo === order.order_no && n.attempts.length > 0)).toBe(true);
+        const tried = first.sandbox.ledger.notifications().filter((n) => n.orderNo === order.order_no && n.attempts.length > 0);
+        expect(tried).toHaveLength(2);
       }, { timeout: 10_000, interval: 20 });
       await first.close();
 
