@@ -25,3 +25,18 @@ export function merged<A extends object, B extends object = object>(a: A | null 
   copyInto(out, b);
   return out as A & B;
 }
+
+/**
+ * `merged(a, b)` for stored JSON: a key of `b` whose value is undefined leaves `a`'s value, as a
+ * JSON patch would (JSON has no undefined), so every store merges `data` alike.
+ */
+export function mergedJson(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out = merged(a);
+  for (const key of Object.keys(b)) {
+    const value = b[key];
+    if (value === undefined) continue;
+    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
+  }
+  return out;
+}

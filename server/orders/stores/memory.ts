@@ -28,6 +28,8 @@ interface Lease {
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
+/** `data` as a database keeps it: JSON (a Date becomes its ISO text, an undefined value no key). */
+const json = (value: Record<string, unknown>): Record<string, unknown> => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
 
 const sortRefunds = (rows: Refund[]): Refund[] =>
   [...rows].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -72,7 +74,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       toState: event.toState ?? null,
       dedupeKey: event.dedupeKey ?? null,
       actor: event.actor ?? null,
-      data: copy(event.data ?? {}),
+      data: json(event.data ?? {}),
       createdAt: now(),
     };
     list.push(stored);
@@ -88,7 +90,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
     // Absent and explicitly undefined fields both leave the stored value as it is.
     const fields = Object.fromEntries(Object.entries(rest as Record<string, unknown>).filter(([, v]) => v !== undefined));
     const next: Order = { ...order, ...copy(fields), version: order.version + 1, updatedAt: now() };
-    if (data !== undefined) next.data = { ...order.data, ...copy(data) };
+    if (data !== undefined) next.data = { ...order.data, ...json(data) };
     return next;
   };
 
@@ -111,7 +113,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
         });
       }
       const createdAt = input.createdAt ?? now();
-      const order: Order = { ...initialOrder(input, createdAt), data: copy(input.data ?? {}) };
+      const order: Order = { ...initialOrder(input, createdAt), data: json(input.data ?? {}) };
       orders.set(order.id, order);
       byOrderNo.set(order.orderNo, order.id);
       return copy(order);

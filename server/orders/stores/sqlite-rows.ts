@@ -4,7 +4,7 @@
  * checks, and the event a statement wrote as reading its row would give it.
  */
 import type { NewEvent, Order, OrderEvent, OrderPatch } from '../types.js';
-import { merged } from '../../objects.js';
+import { mergedJson } from '../../objects.js';
 import { uuidV7 } from '../../uuid-v7.js';
 import type { Row } from './sql/rows.js';
 import type { EventParams, KnownColumns, OrderParams, UpdateFromParams } from './sqlite-statements.js';
@@ -56,7 +56,7 @@ export function applyPatch(order: Order, patch: OrderPatch, now: number): Order 
   if (patch.capturedAmount !== undefined) next.capturedAmount = patch.capturedAmount;
   if (patch.refundedAmount !== undefined) next.refundedAmount = patch.refundedAmount;
   if (patch.attention !== undefined) next.attention = patch.attention;
-  if (patch.data !== undefined) next.data = merged(order.data, patch.data);
+  if (patch.data !== undefined) next.data = mergedJson(order.data, patch.data);
   return next;
 }
 

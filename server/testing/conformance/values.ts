@@ -1,4 +1,4 @@
-/** Values survive storage exactly: minor-unit amounts, JSON with any Unicode, dates as Date. */
+/** Values survive storage exactly: minor-unit amounts, JSON with any Unicode, dates as Date, data as JSON. */
 import { describe, expect, it } from 'vitest';
 import type { ConformanceContext } from './context.js';
 
@@ -48,6 +48,24 @@ export function valueCases(ctx: ConformanceContext): void {
       expect((await ctx.store.get(input.id))?.data).toEqual({ ...DATA, reply: DATA.shopper });
       expect((await ctx.store.listEvents(input.id))[0]?.data).toEqual(DATA);
       expect((await ctx.store.getByOrderNo(input.orderNo))?.data.emoji).toBe('💳🧾👩🏽‍💻');
+    });
+
+    it('keeps data as JSON: a Date as its ISO text, an undefined value as no key (in a patch: the stored value stays)', async () => {
+      const at = new Date('2024-02-29T23:59:59.987Z');
+      const input = ctx.newOrder({ data: { at, gone: undefined, kept: 'yes' } });
+      await ctx.store.create(input);
+      const created = await ctx.store.get(input.id);
+      expect(created?.data.at).toBe(at.toISOString());
+      expect(Object.keys(created?.data ?? {})).not.toContain('gone');
+      const moved = await ctx.store.transition(input.id, 0, { data: { kept: undefined, when: at } }, { type: 'details', source: 'api', data: { at, gone: undefined } });
+      if (!moved.ok) throw new Error('transition from the current version was refused');
+      for (const order of [moved.order, await ctx.store.get(input.id)]) {
+        expect(order?.data.kept).toBe('yes');
+        expect(order?.data.when).toBe(at.toISOString());
+      }
+      const [event] = await ctx.store.listEvents(input.id);
+      expect(event?.data.at).toBe(at.toISOString());
+      expect(Object.keys(event?.data ?? {})).not.toContain('gone');
     });
 
     it('returns dates as Date with millisecond precision', async () => {
