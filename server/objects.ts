@@ -5,10 +5,11 @@
  * made by `{}` reuse shared hidden classes and cost a few nanoseconds.
  */
 
-function copyInto(out: Record<string, unknown>, source: object | null | undefined): void {
+function copyInto(out: Record<string, unknown>, source: object | null | undefined, skipUndefined = false): void {
   if (source === null || source === undefined) return;
   for (const key of Object.keys(source)) {
     const value = (source as Record<string, unknown>)[key];
+    if (skipUndefined && value === undefined) continue;
     if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
     else out[key] = value;
   }
@@ -31,12 +32,8 @@ export function merged<A extends object, B extends object = object>(a: A | null 
  * JSON patch would (JSON has no undefined), so every store merges `data` alike.
  */
 export function mergedJson(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
-  const out = merged(a);
-  for (const key of Object.keys(b)) {
-    const value = b[key];
-    if (value === undefined) continue;
-    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-    else out[key] = value;
-  }
+  const out: Record<string, unknown> = {};
+  copyInto(out, a);
+  copyInto(out, b, true);
   return out;
 }
