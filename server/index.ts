@@ -28,7 +28,7 @@ export {
   migratePostgres, refundedTotal,
 } from './orders/index.js';
 export type {
-  AppendResult, ApplyOptions, ApplyResult, ApplyStatus, AttentionInfo, ClaimDue, DisputeInfo, DueQuery, FactSource,
+  AppendResult, ApplyOptions, ApplyResult, ApplyStatus, AttentionInfo, ClaimDue, DisputeInfo, DueQuery, EventPage, FactSource,
   GatewayOrderFact, GatewayPort, ListQuery, MemoryStoreOptions, MergeContext, NewEvent, NewOrder, NewOutboxEntry, Order,
   OrderEvent, OrderHook, OrderHooks, OrderPatch, OrderState, OrderStore, OutboxClaim, OutboxDispatcher, OutboxEntry,
   OutboxFailure, OutboxListQuery, OutboxStatus, PaymentFact, PaymentMethodKind, PendingRefundQuery, PgClientLike,

@@ -4,7 +4,7 @@ export { ORDER_STATES, initialOrder } from './types.js';
 export type { FactSource, NewEvent, NewOrder, Order, OrderEvent, OrderPatch, OrderState, PaymentMethodKind } from './types.js';
 export { OPEN_STATES, isFinal } from './state-machine.js';
 export type {
-  AppendResult, ClaimDue, DueQuery, ListQuery, NewOutboxEntry, OrderStore, OutboxClaim, OutboxEntry, OutboxFailure,
+  AppendResult, ClaimDue, DueQuery, EventPage, ListQuery, NewOutboxEntry, OrderStore, OutboxClaim, OutboxEntry, OutboxFailure,
   OutboxListQuery, OutboxStatus, PendingRefundQuery, SubscriptionListQuery, TransitionExtras, TransitionResult,
 } from './store.js';
 export { REFUND_STATUSES, checkRefundUpserts, mergeRefunds, refundedTotal } from './refunds.js';

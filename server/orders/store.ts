@@ -46,6 +46,14 @@ export type AppendResult =
   /** An event with the same dedupe key already exists for this order: nothing was written. */
   | { appended: false; existing: OrderEvent };
 
+/** A page of an order's event log: the newest `limit` events below `beforeSeq`. */
+export interface EventPage {
+  /** Only events whose `seq` is smaller (a whole number of at least 1). */
+  beforeSeq?: number;
+  /** At most this many events (a whole number of at least 1), the newest of them. */
+  limit?: number;
+}
+
 export interface DueQuery {
   /** States the sweeper settles (e.g. pending, requires_action). */
   states: readonly OrderState[];
@@ -181,8 +189,13 @@ export interface OrderStore {
    */
   appendEvent(orderId: string, event: NewEvent): Promise<AppendResult>;
 
-  /** Required. All events of an order, `seq` ascending. Empty for an unknown order. */
-  listEvents(orderId: string): Promise<OrderEvent[]>;
+  /**
+   * Required. The events of an order, `seq` ascending; empty for an unknown order. Without
+   * `page`, all of them; with it, the newest `page.limit` of those whose `seq` is below
+   * `page.beforeSeq` (either may be left out), still `seq` ascending: an order with thousands of
+   * events is read a page at a time (the admin's order page).
+   */
+  listEvents(orderId: string, page?: EventPage): Promise<OrderEvent[]>;
 
   /**
    * Required. Takes or renews the per-order lease: succeeds when there is no lease, the lease

@@ -64,6 +64,11 @@ const listQuerySchema = z.object({
   page: z.coerce.number().int().min(1).max(100_000).optional(),
 });
 
+/** Events shown per page of an order's log: an order with thousands stays a small, quick page. */
+export const EVENTS_PAGE = 50;
+
+const orderQuerySchema = z.object({ events_before: z.coerce.number().int().min(2).max(Number.MAX_SAFE_INTEGER).optional() });
+
 export const JOB_ACTION_OPTIONS = JOB_ACTIONS.map((value) => ({ value, label: ACTION_LABELS[value] }));
 
 function eventDetails(event: OrderEvent): string {
@@ -133,15 +138,20 @@ export function registerOrderRoutes(router: Router, ctx: RouteContext): void {
     redirect(ctx, res, `/orders/${encodeURIComponent(order.id)}`);
   });
 
-  async function renderOrder(res: Response, order: Order, status = 200, problem?: ActionProblem, typed?: Record<string, string>): Promise<void> {
-    const [events, refunds] = await Promise.all([kit.store.listEvents(order.id), kit.store.listRefunds(order.id)]);
+  async function renderOrder(res: Response, order: Order, status = 200, problem?: ActionProblem, typed?: Record<string, string>, eventsBefore?: number): Promise<void> {
+    const page = { limit: EVENTS_PAGE, ...(eventsBefore !== undefined ? { beforeSeq: eventsBefore } : {}) };
+    const [read, refunds] = await Promise.all([kit.store.listEvents(order.id, page), kit.store.listRefunds(order.id)]);
+    // Sliced again: a store of the shop's own may return the whole log.
+    const events = read.filter((e) => eventsBefore === undefined || e.seq < eventsBefore).slice(-EVENTS_PAGE);
+    const here = `${pageContext(res).base}/orders/${encodeURIComponent(order.id)}`;
+    const oldest = events[0]?.seq ?? 1;
     const refundable = refundableOf(order, refunds);
     const capturable = capturableOf(order);
     sendView(res, ctx.views, 'order', {
       title: `Order ${order.orderNo}`,
       section: 'orders',
       order,
-      here: `${pageContext(res).base}/orders/${encodeURIComponent(order.id)}`,
+      here,
       actions: allowed(order, refunds),
       refundable,
       capturable,
@@ -159,16 +169,20 @@ export function registerOrderRoutes(router: Router, ctx: RouteContext): void {
       refundReason: typed?.refund_reason ?? '',
       problem,
       events: events.map((e) => ({ ...e, sentence: eventSentence(e, order.currency), details: eventDetails(e) })).reverse(),
+      olderEvents: oldest > 1 ? `${here}?events_before=${String(oldest)}#events-title` : null,
+      newestEvents: eventsBefore !== undefined ? `${here}#events-title` : null,
     }, status);
   }
 
   router.get('/orders/:id', async (req, res) => {
+    const query = orderQuerySchema.safeParse(req.query);
+    if (!query.success) throw new ValidationError(zodIssuesToFields(query.error));
     const order = await kit.store.get(param(req, 'id'));
     if (order === null) {
       sendError(res, ctx.views, 404, 'Order not found', 'No order has this id.');
       return;
     }
-    await renderOrder(res, order);
+    await renderOrder(res, order, 200, undefined, undefined, query.data.events_before);
   });
 
   const act = (path: string, action: (fields: Record<string, string[]>) => JobAction | 'sync'): void => {

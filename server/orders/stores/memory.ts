@@ -14,6 +14,7 @@ import type { AppendResult, ClaimDue, DueQuery, ListQuery, OrderStore, Transitio
 import { createMemoryOutbox } from './memory-outbox.js';
 import { createMemorySavedCards } from './memory-saved-cards.js';
 import { initialOrder, type NewEvent, type NewOrder, type Order, type OrderEvent, type OrderPatch } from '../types.js';
+import { checkEventPage } from './sql/validate.js';
 
 export interface MemoryStoreOptions {
   /** Receives the production warning. */
@@ -172,9 +173,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       return { appended: true, event: copy(makeEvent(orderId, event)) };
     },
 
-    async listEvents(orderId) {
+    async listEvents(orderId, page) {
       await Promise.resolve();
-      return copy(events.get(orderId) ?? []);
+      const all = events.get(orderId) ?? [];
+      if (page === undefined) return copy(all);
+      checkEventPage(page);
+      const { beforeSeq, limit } = page;
+      const below = beforeSeq === undefined ? all : all.filter((e) => e.seq < beforeSeq);
+      return copy(limit === undefined ? below : below.slice(-limit));
     },
 
     async listRefunds(orderId) {

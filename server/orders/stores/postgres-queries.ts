@@ -144,6 +144,9 @@ export function buildQueries(schema: string) {
       SELECT $1, $2, bumped.last_event_seq, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::timestamptz FROM bumped
       RETURNING *`,
     listEvents: `SELECT * FROM ${E} WHERE order_id = $1 ORDER BY seq`,
+    // A null bound is no bound (LIMIT NULL is LIMIT ALL).
+    listEventsPage: `SELECT * FROM (SELECT * FROM ${E} WHERE order_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint)
+      ORDER BY seq DESC LIMIT $3::bigint) page ORDER BY seq`,
     refundsByOrder: `SELECT * FROM ${R} WHERE order_id = $1 ORDER BY created_at, id COLLATE "C"`,
     pendingRefunds: `SELECT * FROM ${R} WHERE status = 'pending' AND created_at < $1::timestamptz ORDER BY created_at, id COLLATE "C" LIMIT $2`,
     insertRefund: `INSERT INTO ${R} (id, order_id, reference_id, reference, amount, currency, status, source, created_at, updated_at)

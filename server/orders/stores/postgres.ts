@@ -22,7 +22,7 @@ import { buildQueries, KNOWN_COLUMNS, quoteSchema } from './postgres-queries.js'
 import { guarded } from './sql/errors.js';
 import { rowToEvent, rowToOrder, rowToRefund, toInt } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
-import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch, checkSubscriptionList } from './sql/validate.js';
+import { checkDue, checkEvent, checkEventPage, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch, checkSubscriptionList } from './sql/validate.js';
 import { eventParams, isDedupeConflict, patchedCopy, returnedEvent } from './postgres-rows.js';
 import { uuidV7 } from '../../uuid-v7.js';
 
@@ -311,7 +311,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         checkEvent(event);
         return appendEvent(orderId, event);
       }),
-    listEvents: (orderId) => guarded(ADAPTER, 'listEvents', async () => (await query(Q.listEvents, [orderId])).map(rowToEvent)),
+    listEvents: (orderId, page) =>
+      guarded(ADAPTER, 'listEvents', async () => {
+        if (page === undefined) return (await query(Q.listEvents, [orderId])).map(rowToEvent);
+        checkEventPage(page);
+        return (await query(Q.listEventsPage, [orderId, page.beforeSeq ?? null, page.limit ?? null])).map(rowToEvent);
+      }),
     acquireLease: (orderId, owner, ttlMs) =>
       guarded(ADAPTER, 'acquireLease', async () => {
         checkLease(owner, ttlMs);

@@ -102,6 +102,8 @@ export interface SqliteStatements {
    */
   insertEventAt: Stmt<[Omit<EventParams, 'seq'> & KnownColumns & { expectedVersion: number }], { seq: number }>;
   listEvents: Stmt<[string], Row>;
+  /** The newest `limit` events below `before`, `seq` ascending. */
+  listEventsPage: Stmt<[{ orderId: string; before: number; limit: number }], Row>;
   acquireLease: Stmt<[{ id: string; owner: string; until: number; now: number }]>;
   setLease: Stmt<[{ id: string; owner: string; until: number }]>;
   releaseLease: Stmt<[string, string]>;
@@ -151,6 +153,8 @@ export function prepareStatements(db: BetterSqlite3.Database): SqliteStatements 
       ON CONFLICT (order_id, dedupe_key) DO NOTHING
       RETURNING seq`),
     listEvents: db.prepare(`SELECT * FROM ${E} WHERE order_id = ? ORDER BY seq`),
+    listEventsPage: db.prepare(`SELECT * FROM (SELECT * FROM ${E} WHERE order_id = @orderId AND seq < @before
+      ORDER BY seq DESC LIMIT @limit) ORDER BY seq`),
     acquireLease: db.prepare(`UPDATE ${T} SET lease_owner = @owner, lease_until = @until
       WHERE id = @id AND (lease_owner IS NULL OR lease_until <= @now OR lease_owner = @owner)`),
     setLease: db.prepare(`UPDATE ${T} SET lease_owner = @owner, lease_until = @until WHERE id = @id`),

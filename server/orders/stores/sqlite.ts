@@ -21,7 +21,7 @@ import { initialOrder, type NewEvent, type NewOrder, type Order, type OrderPatch
 import { guarded } from './sql/errors.js';
 import { rowToEvent, rowToOrder, rowToRefund } from './sql/rows.js';
 import type { Row } from './sql/rows.js';
-import { checkDue, checkEvent, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch, checkSubscriptionList } from './sql/validate.js';
+import { checkDue, checkEvent, checkEventPage, checkLease, checkList, checkNewOrder, checkOutboxEntries, checkPatch, checkSubscriptionList } from './sql/validate.js';
 import { configureDurability, createDurableWrites } from './sqlite-durable.js';
 import type { WalSync } from './sqlite-wal-sync.js';
 import { migrateSqlite } from './sql/migrations.js';
@@ -248,7 +248,13 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
         checkEvent(event);
         return commits.write(() => appendWork(orderId, event));
       }),
-    listEvents: (orderId) => guarded(ADAPTER, 'listEvents', () => s.listEvents.all(orderId).map(rowToEvent)),
+    listEvents: (orderId, page) =>
+      guarded(ADAPTER, 'listEvents', () => {
+        if (page === undefined) return s.listEvents.all(orderId).map(rowToEvent);
+        checkEventPage(page);
+        // LIMIT -1 is SQLite's "no limit".
+        return s.listEventsPage.all({ orderId, before: page.beforeSeq ?? Number.MAX_SAFE_INTEGER, limit: page.limit ?? -1 }).map(rowToEvent);
+      }),
     acquireLease: (orderId, owner, ttlMs) =>
       guarded(ADAPTER, 'acquireLease', () => {
         checkLease(owner, ttlMs);

@@ -88,5 +88,29 @@ export function eventCases(ctx: ConformanceContext): void {
       expect(events.every((e, index) => e.seq === index + 1)).toBe(true);
       expect(events.slice(0, count).every((e, index) => e.data.i === index + 1)).toBe(true);
     });
+
+    it('reads a page of the log: the newest limit events below beforeSeq, seq ascending', async () => {
+      const input = ctx.newOrder();
+      await ctx.store.create(input);
+      for (let i = 1; i <= 7; i++) await ctx.store.appendEvent(input.id, { type: 'notification', source: 'notify', dedupeKey: `p-${i}`, data: { i } });
+      const seqs = async (page: { beforeSeq?: number; limit?: number }): Promise<number[]> => (await ctx.store.listEvents(input.id, page)).map((e) => e.seq);
+      expect(await seqs({ limit: 3 })).toEqual([5, 6, 7]);
+      expect(await seqs({ beforeSeq: 5, limit: 3 })).toEqual([2, 3, 4]);
+      expect(await seqs({ beforeSeq: 3, limit: 3 })).toEqual([1, 2]);
+      expect(await seqs({ beforeSeq: 1, limit: 3 })).toEqual([]);
+      expect(await seqs({ beforeSeq: 4 })).toEqual([1, 2, 3]);
+      expect(await seqs({})).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      const [newest] = await ctx.store.listEvents(input.id, { limit: 1 });
+      expect(newest).toEqual((await ctx.store.listEvents(input.id))[6]);
+      expect(await ctx.store.listEvents('no-such-id', { limit: 5 })).toEqual([]);
+    });
+
+    it('refuses a page bound that is not a whole number of at least 1 with ERR_VALIDATION', async () => {
+      const input = ctx.newOrder();
+      await ctx.store.create(input);
+      for (const page of [{ limit: 0 }, { limit: 2.5 }, { beforeSeq: 0 }, { beforeSeq: -1 }]) {
+        await expect(ctx.store.listEvents(input.id, page)).rejects.toMatchObject({ code: 'ERR_VALIDATION' });
+      }
+    });
   });
 }

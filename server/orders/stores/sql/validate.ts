@@ -9,7 +9,7 @@ import { maskCardNumbers } from '../../../logging.js';
 import { jsonObjectSchema } from '../../fact-schema.js';
 import { ORDER_STATES } from '../../types.js';
 import type { NewEvent, NewOrder, OrderPatch } from '../../types.js';
-import type { NewOutboxEntry, OutboxClaim, OutboxFailure, OutboxListQuery, SubscriptionListQuery } from '../../store.js';
+import type { EventPage, NewOutboxEntry, OutboxClaim, OutboxFailure, OutboxListQuery, SubscriptionListQuery } from '../../store.js';
 import { compiled } from '../../../zod-compiled.js';
 
 const minorUnits = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -90,6 +90,12 @@ export function checkLease(owner: string, ttlMs: number): void {
 
 export function checkDue(query: { limit: number; updatedBefore: Date; states: readonly string[] }): void {
   check(dueSchema, query, 'query');
+}
+
+const eventPageSchema = z.object({ beforeSeq: z.number().int().min(1).optional(), limit: z.number().int().min(1).optional() });
+
+export function checkEventPage(page: EventPage): void {
+  check(eventPageSchema, page, 'page');
 }
 
 export function checkList(query: { limit: number; offset?: number | undefined; states?: readonly string[] | undefined }): void {
