@@ -67,7 +67,8 @@ const listQuerySchema = z.object({
 /** Events shown per page of an order's log: an order with thousands stays a small, quick page. */
 export const EVENTS_PAGE = 50;
 
-const orderQuerySchema = z.object({ events_before: z.coerce.number().int().min(2).max(Number.MAX_SAFE_INTEGER).optional() });
+// An empty value (a form left blank) is the newest page.
+const orderQuerySchema = z.object({ events_before: z.union([z.literal(''), z.coerce.number().int().min(2).max(Number.MAX_SAFE_INTEGER)]).optional() });
 
 export const JOB_ACTION_OPTIONS = JOB_ACTIONS.map((value) => ({ value, label: ACTION_LABELS[value] }));
 
@@ -182,7 +183,8 @@ export function registerOrderRoutes(router: Router, ctx: RouteContext): void {
       sendError(res, ctx.views, 404, 'Order not found', 'No order has this id.');
       return;
     }
-    await renderOrder(res, order, 200, undefined, undefined, query.data.events_before);
+    const before = query.data.events_before;
+    await renderOrder(res, order, 200, undefined, undefined, before === '' ? undefined : before);
   });
 
   const act = (path: string, action: (fields: Record<string, string[]>) => JobAction | 'sync'): void => {

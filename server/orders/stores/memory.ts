@@ -5,7 +5,7 @@
  * respect to the others (the event loop never interleaves two of them halfway).
  */
 import { randomUUID } from 'node:crypto';
-import { KitError } from '../../errors.js';
+import { KitError, ValidationError } from '../../errors.js';
 import { silentLogger } from '../../logging.js';
 import type { Logger } from '../../logging.js';
 import { checkRefundUpserts, mergeRefunds, refundedTotal } from '../refunds.js';
@@ -29,8 +29,17 @@ interface Lease {
 }
 
 const copy = <T>(value: T): T => structuredClone(value);
-/** `data` as a database keeps it: JSON (a Date becomes its ISO text, an undefined value no key). */
-const json = (value: Record<string, unknown>): Record<string, unknown> => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+/**
+ * `data` as a database keeps it: JSON (a Date becomes its ISO text, an undefined value no key).
+ * What JSON cannot hold (a BigInt, a cycle) is refused before anything is written.
+ */
+function json(value: Record<string, unknown>, field: string): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+  } catch (error) {
+    throw new ValidationError([{ field, message: `must be JSON (${error instanceof Error ? error.message : String(error)})` }]);
+  }
+}
 
 const sortRefunds = (rows: Refund[]): Refund[] =>
   [...rows].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -63,7 +72,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
     return lease !== undefined && lease.expiresAt > at ? lease : undefined;
   };
 
-  const makeEvent = (orderId: string, event: NewEvent): OrderEvent => {
+  /** `data`: the event's data as JSON, made before any write (json() may refuse it). */
+  const makeEvent = (orderId: string, event: NewEvent, data: Record<string, unknown>): OrderEvent => {
     const list = events.get(orderId) ?? [];
     const stored: OrderEvent = {
       id: randomUUID(),
@@ -75,7 +85,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       toState: event.toState ?? null,
       dedupeKey: event.dedupeKey ?? null,
       actor: event.actor ?? null,
-      data: json(event.data ?? {}),
+      data,
       createdAt: now(),
     };
     list.push(stored);
@@ -91,7 +101,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
     // Absent and explicitly undefined fields both leave the stored value as it is.
     const fields = Object.fromEntries(Object.entries(rest as Record<string, unknown>).filter(([, v]) => v !== undefined));
     const next: Order = { ...order, ...copy(fields), version: order.version + 1, updatedAt: now() };
-    if (data !== undefined) next.data = { ...order.data, ...json(data) };
+    if (data !== undefined) next.data = { ...order.data, ...json(data, 'patch.data') };
     return next;
   };
 
@@ -114,7 +124,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
         });
       }
       const createdAt = input.createdAt ?? now();
-      const order: Order = { ...initialOrder(input, createdAt), data: json(input.data ?? {}) };
+      const order: Order = { ...initialOrder(input, createdAt), data: json(input.data ?? {}, 'data') };
       orders.set(order.id, order);
       byOrderNo.set(order.orderNo, order.id);
       return copy(order);
@@ -148,6 +158,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
         return { ok: false, current: order ? copy(order) : null };
       }
       const next = applyPatch(order, patch);
+      const eventData = event ? json(event.data ?? {}, 'event.data') : null;
       if (extras?.refunds !== undefined) {
         const merged = mergeRefunds(refunds.get(id) ?? [], copy(extras.refunds), { orderId: id, now: now(), newId: randomUUID });
         refunds.set(id, merged.rows);
@@ -158,7 +169,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
         if (order.transactionId !== null) byTransactionId.delete(order.transactionId);
         if (next.transactionId !== null) byTransactionId.set(next.transactionId, id);
       }
-      const stored = event ? makeEvent(id, event) : null;
+      const stored = event && eventData ? makeEvent(id, event, eventData) : null;
       if (extras?.outbox) outbox.add(next, extras.outbox);
       return { ok: true, order: copy(next), event: stored ? copy(stored) : null };
     },
@@ -170,7 +181,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       }
       const existing = findByKey(orderId, event.dedupeKey);
       if (existing) return { appended: false, existing: copy(existing) };
-      return { appended: true, event: copy(makeEvent(orderId, event)) };
+      return { appended: true, event: copy(makeEvent(orderId, event, json(event.data ?? {}, 'event.data'))) };
     },
 
     async listEvents(orderId, page) {

@@ -66,5 +66,7 @@ describe('order page: the event log a page at a time', () => {
       expect(res.text).toContain('events_before');
     }
     expect((await staff.get('/orders/no-such-order?events_before=5')).status).toBe(404);
+    // Left blank, it is the newest page.
+    expect((await staff.get(`/orders/${order.id}?events_before=`)).status).toBe(200);
   });
 });

@@ -238,3 +238,20 @@ describe('memory store: production warning', () => {
     expect(warnings).toEqual([]);
   });
 });
+
+describe('memory store: data that JSON cannot hold', () => {
+  it('refuses it with ERR_VALIDATION naming the field, before anything is written', async () => {
+    const store = createMemoryStore();
+    const order = newOrder();
+    await store.create(order);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    await expect(store.transition(order.id, 0, { state: 'pending', transactionId: 'tx-1' }, { type: 'x', source: 'api', data: { n: 10n } }))
+      .rejects.toMatchObject({ code: 'ERR_VALIDATION', field: 'event.data' });
+    await expect(store.transition(order.id, 0, { data: cyclic })).rejects.toMatchObject({ code: 'ERR_VALIDATION', field: 'patch.data' });
+    await expect(store.create(newOrder({ data: { n: 1n } }))).rejects.toMatchObject({ code: 'ERR_VALIDATION', field: 'data' });
+    expect(await store.get(order.id)).toMatchObject({ version: 0, state: 'created', transactionId: null });
+    expect(await store.getByTransactionId('tx-1')).toBeNull();
+    expect(await store.listEvents(order.id)).toEqual([]);
+  });
+});
