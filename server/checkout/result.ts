@@ -51,6 +51,9 @@ function textOf(data: Record<string, unknown>): string | undefined {
   return info !== null && info.text !== '' ? info.text : undefined;
 }
 
+/** How many of the newest events the result page looks through for a decline reason. */
+const REASON_EVENTS = 50;
+
 /**
  * The gateway's reason text for a declined or failed payment, when it gave one: from the latest
  * event that carried one for the order's current state.
@@ -59,8 +62,9 @@ export async function reasonOf(store: OrderStore, order: Order): Promise<string 
   if (order.state !== 'declined' && order.state !== 'failed') return undefined;
   // The newest reason for THIS state wins: the pay answer's text kept on the order may describe
   // an earlier step ("3-D Secure required" before the challenge failed). Return and cancel hints
-  // carry what the browser posted, so they are never shown.
-  const events = await store.listEvents(order.id);
+  // carry what the browser posted, so they are never shown. The newest page only: the page is
+  // public, and a reason older than that many events is no longer the story.
+  const events = await store.listEvents(order.id, { limit: REASON_EVENTS });
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i];
     if (event === undefined || event.source === 'return' || event.source === 'cancel') continue;

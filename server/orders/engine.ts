@@ -83,8 +83,10 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     step === null ? extras : merged(extras, { refunds: step.upserts });
 
   const event = (ctx: EventContext) => factEvent(ctx, logger);
+  // Keyed read: an index answers it however long the log. The filter keeps a store that
+  // ignores `dedupeKey` (written before it) correct, only slower.
   const seen = async (orderId: string, key: string): Promise<boolean> =>
-    (await store.listEvents(orderId)).some((e) => e.dedupeKey === key);
+    (await store.listEvents(orderId, { dedupeKey: key })).some((e) => e.dedupeKey === key);
 
   async function resolve(fact: PaymentFact): Promise<Order | null> {
     if (fact.orderId !== undefined) {

@@ -46,12 +46,18 @@ export type AppendResult =
   /** An event with the same dedupe key already exists for this order: nothing was written. */
   | { appended: false; existing: OrderEvent };
 
-/** A page of an order's event log: the newest `limit` events below `beforeSeq`. */
+/** A page of an order's event log: the newest `limit` events below `beforeSeq`, or the one stored with `dedupeKey`. */
 export interface EventPage {
   /** Only events whose `seq` is smaller (a whole number of at least 1). */
   beforeSeq?: number;
   /** At most this many events (a whole number of at least 1), the newest of them. */
   limit?: number;
+  /**
+   * Only the event stored with this dedupe key (none or one: keys are unique per order). The
+   * engine asks this way whether a fact was already recorded, so an index answers it however
+   * long the order's log is.
+   */
+  dedupeKey?: string;
 }
 
 export interface DueQuery {
@@ -193,7 +199,8 @@ export interface OrderStore {
    * Required. The events of an order, `seq` ascending; empty for an unknown order. Without
    * `page`, all of them; with it, the newest `page.limit` of those whose `seq` is below
    * `page.beforeSeq` (either may be left out), still `seq` ascending: an order with thousands of
-   * events is read a page at a time (the admin's order page).
+   * events is read a page at a time (the admin's order page). With `page.dedupeKey`, only the
+   * event with that key, within the same bounds.
    */
   listEvents(orderId: string, page?: EventPage): Promise<OrderEvent[]>;
 

@@ -20,7 +20,9 @@ export function orderRoutes(ctx: ShopContext): Router {
   };
 
   const showOrder = async (res: Response, order: Order, selfUrl: string): Promise<void> => {
-    const events = await kit.store.listEvents(order.id);
+    // The newest events hold the refusal reason; the page refreshes while the order is open, so
+    // it never reads a long log whole.
+    const events = await kit.store.listEvents(order.id, { limit: 50 });
     render(res, 'order', { title: `Order ${order.orderNo}`, selfUrl, ...orderLocals(order, events) });
   };
 

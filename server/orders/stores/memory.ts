@@ -189,8 +189,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): OrderStore 
       const all = events.get(orderId) ?? [];
       if (page === undefined) return copy(all);
       checkEventPage(page);
-      const { beforeSeq, limit } = page;
-      const below = beforeSeq === undefined ? all : all.filter((e) => e.seq < beforeSeq);
+      const { beforeSeq, limit, dedupeKey } = page;
+      const keyed = dedupeKey === undefined ? all : all.filter((e) => e.dedupeKey === dedupeKey);
+      const below = beforeSeq === undefined ? keyed : keyed.filter((e) => e.seq < beforeSeq);
       return copy(limit === undefined ? below : below.slice(-limit));
     },
 

@@ -315,6 +315,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       guarded(ADAPTER, 'listEvents', async () => {
         if (page === undefined) return (await query(Q.listEvents, [orderId])).map(rowToEvent);
         checkEventPage(page);
+        if (page.dedupeKey !== undefined) {
+          // The unique (order_id, dedupe_key) index finds it; the bounds only drop it.
+          const event = await eventByKey(orderId, page.dedupeKey);
+          return event === null || (page.beforeSeq !== undefined && event.seq >= page.beforeSeq) ? [] : [event];
+        }
         return (await query(Q.listEventsPage, [orderId, page.beforeSeq ?? null, page.limit ?? null])).map(rowToEvent);
       }),
     acquireLease: (orderId, owner, ttlMs) =>

@@ -252,6 +252,12 @@ export function createSqliteStore(options: SqliteStoreOptions = {}): SqliteOrder
       guarded(ADAPTER, 'listEvents', () => {
         if (page === undefined) return s.listEvents.all(orderId).map(rowToEvent);
         checkEventPage(page);
+        if (page.dedupeKey !== undefined) {
+          // The unique (order_id, dedupe_key) index finds it; the bounds only drop it.
+          const row = s.eventByKey.get(orderId, page.dedupeKey);
+          const event = row === undefined ? null : rowToEvent(row);
+          return event === null || (page.beforeSeq !== undefined && event.seq >= page.beforeSeq) ? [] : [event];
+        }
         // LIMIT -1 is SQLite's "no limit".
         return s.listEventsPage.all({ orderId, before: page.beforeSeq ?? Number.MAX_SAFE_INTEGER, limit: page.limit ?? -1 }).map(rowToEvent);
       }),

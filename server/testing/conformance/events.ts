@@ -105,6 +105,25 @@ export function eventCases(ctx: ConformanceContext): void {
       expect(await ctx.store.listEvents('no-such-id', { limit: 5 })).toEqual([]);
     });
 
+    it('reads the event stored with a dedupe key, within the page bounds, and nothing for a key it does not hold', async () => {
+      const input = ctx.newOrder();
+      await ctx.store.create(input);
+      const other = ctx.newOrder();
+      await ctx.store.create(other);
+      for (let i = 1; i <= 5; i++) await ctx.store.appendEvent(input.id, { type: 'notification', source: 'notify', dedupeKey: `k-${i}`, data: { i } });
+      await ctx.store.appendEvent(input.id, { type: 'note', source: 'admin', data: { text: 'no key' } });
+      await ctx.store.appendEvent(other.id, { type: 'notification', source: 'notify', dedupeKey: 'only-other', data: {} });
+      const all = await ctx.store.listEvents(input.id);
+      expect(await ctx.store.listEvents(input.id, { dedupeKey: 'k-3' })).toEqual([all[2]]);
+      expect(await ctx.store.listEvents(input.id, { dedupeKey: 'k-3', limit: 1 })).toEqual([all[2]]);
+      expect(await ctx.store.listEvents(input.id, { dedupeKey: 'k-3', beforeSeq: 4 })).toEqual([all[2]]);
+      expect(await ctx.store.listEvents(input.id, { dedupeKey: 'k-3', beforeSeq: 3 })).toEqual([]);
+      expect(await ctx.store.listEvents(input.id, { dedupeKey: 'only-other' })).toEqual([]);
+      expect(await ctx.store.listEvents(input.id, { dedupeKey: 'k-9' })).toEqual([]);
+      expect(await ctx.store.listEvents('no-such-id', { dedupeKey: 'k-1' })).toEqual([]);
+      await expect(ctx.store.listEvents(input.id, { dedupeKey: '' })).rejects.toMatchObject({ code: 'ERR_VALIDATION' });
+    });
+
     it('refuses a page bound that is not a whole number of at least 1 with ERR_VALIDATION', async () => {
       const input = ctx.newOrder();
       await ctx.store.create(input);

@@ -6,6 +6,7 @@ import type { PaymentOutcome } from '../../../server/gateway/codes.js';
 import { createReconcileEngine } from '../../../server/orders/engine.js';
 import type { PaymentFact } from '../../../server/orders/engine-types.js';
 import { rankOf } from '../../../server/orders/state-machine.js';
+import type { EventPage, OrderStore } from '../../../server/orders/store.js';
 import { createMemoryStore } from '../../../server/orders/stores/memory.js';
 import { PAN, engineSetup, makeOrder } from './fixtures.js';
 
@@ -42,6 +43,37 @@ describe('reconcile engine: confirming with the gateway', () => {
     expect(retried.order?.attention).toMatch(/after the order was declined/);
     expect(rec.count('onPaid')).toBe(1);
     expect(await engine.apply(claim)).toMatchObject({ status: 'duplicate' });
+  });
+
+  it('tells a repeated confirming notification by its key alone, however long the log, and stays right on a store that ignores the key', async () => {
+    /** A store that counts the events its listEvents hands back; `keyBlind` drops the page's dedupeKey, as a store written before it did. */
+    const counting = (keyBlind: boolean) => {
+      const inner = createMemoryStore();
+      let read = 0;
+      const store: OrderStore = Object.assign(Object.create(inner) as OrderStore, {
+        listEvents: async (orderId: string, page?: EventPage) => {
+          const events = await inner.listEvents(orderId, keyBlind && page !== undefined ? { ...page, dedupeKey: undefined } : page);
+          read += events.length;
+          return events;
+        },
+      });
+      return { store, read: () => read };
+    };
+    for (const keyBlind of [false, true]) {
+      const { store, read } = counting(keyBlind);
+      const { engine, gateway, rec } = engineSetup({ store });
+      const order = await makeOrder(store, { state: 'pending' });
+      for (let i = 0; i < 300; i++) await store.appendEvent(order.id, { type: 'note', source: 'admin', dedupeKey: `note-${i}`, data: {} });
+      gateway.knows(order, { outcome: 'approved', transactionId: 'T-80' });
+      const fact: PaymentFact = { orderId: order.id, source: 'notify', outcome: 'approved', confirm: true, dedupeKey: 'n-long' };
+      expect(await engine.apply(fact)).toMatchObject({ status: 'applied', order: { state: 'paid' } });
+      const before = read();
+      expect(await engine.apply(fact)).toMatchObject({ status: 'duplicate', order: { state: 'paid' } });
+      // One event (the repeated one) read to tell it, not the 301 of the log; a key-blind store reads them all and still answers right.
+      expect(read() - before).toBe(keyBlind ? 301 : 1);
+      expect(gateway.calls).toEqual([[order.orderNo]]);
+      expect(rec.count('onPaid')).toBe(1);
+    }
   });
 
   it('does not apply when the gateway does not know the order, and keeps the dedupe key free', async () => {

@@ -92,7 +92,11 @@ export function checkDue(query: { limit: number; updatedBefore: Date; states: re
   check(dueSchema, query, 'query');
 }
 
-const eventPageSchema = z.object({ beforeSeq: z.number().int().min(1).optional(), limit: z.number().int().min(1).optional() });
+const eventPageSchema = z.object({
+  beforeSeq: z.number().int().min(1).optional(),
+  limit: z.number().int().min(1).optional(),
+  dedupeKey: z.string().min(1).optional(),
+});
 
 export function checkEventPage(page: EventPage): void {
   check(eventPageSchema, page, 'page');
