@@ -140,7 +140,7 @@ export interface MemoryResult {
   /** Live V8 heap after a full GC, MB (null unless asked to collect). */
   liveHeapMb: number | null;
   /**
-   * The highest RSS sampled (every 50 ms) since the last collecting ask, MB, and the V8 heap
+   * The highest RSS sampled (the kernel's peak, polled every 500 ms) since the last collecting ask, MB, and the V8 heap
    * spaces at that moment: which part of a run sets the process's peak, and whether it is young
    * objects, old ones or the rest of the process; `partsMb` splits that RSS (file_backed,
    * anonymous, and of the anonymous: v8_heap_resident, array_buffers, native_other). Absent from

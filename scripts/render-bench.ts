@@ -72,7 +72,7 @@ const residentText = (r: Record<string, number> | undefined): string =>
 const peakPartText =
   peakPart === null
     ? ''
-    : ` The highest RSS sampled (every 50 ms) was in ${peakPart.part}: ${n(peakPart.rss_peak_mb)} MB, when the V8 heap's spaces were ${Object.entries(peakPart.heap_mb).filter(([, mb]) => mb > 0).map(([space, mb]) => `${space.replace(/_/g, ' ')} ${n(mb)} MB`).join(', ')}.${residentText(peakPart.resident_mb)}`;
+    : ` The peak RSS (polled every 500 ms) was first reached in ${peakPart.part}: ${n(peakPart.rss_peak_mb)} MB, when the V8 heap's spaces were ${Object.entries(peakPart.heap_mb).filter(([, mb]) => mb > 0).map(([space, mb]) => `${space.replace(/_/g, ' ')} ${n(mb)} MB`).join(', ')}.${residentText(peakPart.resident_mb)}`;
 const memoryMet = Number.isFinite(results.rss_mb_peak) && results.rss_mb_peak <= 200;
 const machineryLines = machinery.map((m) => `| ${m.layer} | ${m.figure} | ${m.with_layer} | ${m.simple_alternative}: ${m.with_alternative} | ${m.decision} |`);
 
