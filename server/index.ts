@@ -15,7 +15,7 @@ export type {
   KitOutboxOptions, KitRateLimitOptions, KitSweeperOptions, KitUrls, OrderSummary, PayFormOptions, PayFormValues,
   PayPageRender, PayoutChange, ResolvedKitOptions, ThreeDSMode, TokenPurpose, UrlTokens,
 } from './checkout/index.js';
-export { cspMiddleware, noSniff, originOf, payFormLocals } from './checkout/index.js';
+export { cspMiddleware, noSniff, originOf, payFormLocals, refusalReason } from './checkout/index.js';
 export { appServerClasses, createAppServer, type AppServerClasses } from './http/app-server.js';
 export {
   BUILT_IN_LOCALES, createCatalogue, formatCard, formatDate, formatMoney, negotiateLocale,

@@ -4,7 +4,7 @@
  * the page refreshes itself (meta refresh: no script needed under the CSP).
  */
 import { z } from 'zod';
-import type { Order, OrderEvent, OrderState } from '../../server/index.js';
+import type { Order, OrderState } from '../../server/index.js';
 
 export const REFRESH_SECONDS = 2;
 
@@ -53,41 +53,15 @@ export function notYetPaid(order: Order): boolean {
   return order.state === 'created' && order.data.submittedAt === undefined && order.transactionId === null;
 }
 
-function reasonText(data: Record<string, unknown>): string | undefined {
-  if (typeof data.resultText === 'string' && data.resultText !== '') return data.resultText;
-  for (const key of ['resultInfo', 'result_info']) {
-    const raw = data[key];
-    if (typeof raw === 'string') {
-      const text = raw.slice(raw.indexOf(':') + 1).trim();
-      if (text !== '') return text;
-    }
-  }
-  return undefined;
-}
-
-/**
- * The gateway's words for a declined or failed payment: the latest event that carries them
- * (the notification or answer that ended the payment), else what the pay route kept on the
- * order. The order's own text can be older, e.g. "3-D Secure authentication required".
- */
-export function refusalReason(order: Order, events: readonly OrderEvent[]): string | undefined {
-  if (order.state !== 'declined' && order.state !== 'failed') return undefined;
-  for (const event of [...events].reverse()) {
-    if (event.source === 'return' || event.source === 'cancel') continue;
-    const text = reasonText(event.data);
-    if (text !== undefined) return text.slice(0, 200);
-  }
-  return reasonText(order.data);
-}
-
-export function orderLocals(order: Order, events: readonly OrderEvent[]): Record<string, unknown> {
+/** `reason`: the gateway's words for a refused payment (the kit's `refusalReason`). */
+export function orderLocals(order: Order, reason: string | undefined): Record<string, unknown> {
   const data = dataSchema.parse(order.data);
   const unpaid = notYetPaid(order);
   return {
     order,
     status: unpaid ? NOT_PAID : STATUS[order.state],
     unpaid,
-    reason: refusalReason(order, events),
+    reason,
     items: data.items,
     email: data.shopper?.email,
     billing: data.billing,

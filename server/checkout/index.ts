@@ -8,6 +8,7 @@ export type { KitContext, KitUrls } from './context.js';
 export type { TokenPurpose, UrlTokens } from './tokens.js';
 export type { CreatePaymentInput, CreatePaymentResult } from './payments.js';
 export { payFormLocals, type OrderSummary, type PayFormOptions, type PayFormValues } from './pay/form.js';
+export { refusalReason } from './result.js';
 export { cspMiddleware, originOf } from '../http/csp.js';
 export { noSniff } from '../http/no-sniff.js';
 export type { SavedCardChoice, SavedCardOffer } from './pay/view.js';

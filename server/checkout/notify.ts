@@ -11,7 +11,6 @@
  * A claim the gateway's query cannot confirm yet, or a store or gateway failure, gets 503 so the
  * gateway retries it (docs/orders.md, "Notifications ahead of the query").
  */
-import { createHash } from 'node:crypto';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { NotificationError } from '../errors.js';
 import { summarizeNotification, type NotificationFact } from '../gateway/operations/notifications.js';
@@ -48,8 +47,9 @@ export function createNotifyRoutes(ctx: KitContext, router: Router = Router()): 
     const order = await findNotifiedOrder(ctx, f.order_no, f.transaction_id).catch(() => null);
     ctx.logger.warn({ ...data, orderId: order?.id ?? null }, 'checkout: notification rejected');
     if (order === null) return;
-    // Keyed by the body, so replaying one forged notification does not grow the event list.
-    const dedupeKey = `rejected:${createHash('sha256').update(JSON.stringify(f)).digest('hex')}`;
+    // One event per order, reason and hour: anyone can post to /notify, so the bodies that name
+    // an order must not grow its log without bound (every one is still logged and counted).
+    const dedupeKey = `rejected:${reason}:${new Date().toISOString().slice(0, 13)}`;
     await ctx.engine.record(order.id, { type: 'notification_rejected', source: 'notify', actor: 'gateway', dedupeKey, data }).catch((err: unknown) => {
       ctx.logger.error({ orderId: order.id, err }, 'checkout: could not record a rejected notification');
     });

@@ -51,28 +51,46 @@ function textOf(data: Record<string, unknown>): string | undefined {
   return info !== null && info.text !== '' ? info.text : undefined;
 }
 
-/** How many of the newest events the result page looks through for a decline reason. */
-const REASON_EVENTS = 50;
+/** Events read per page while looking back for the reason, and at most this many pages. */
+const REASON_PAGE = 50;
+const REASON_PAGES = 20;
 
 /**
- * The gateway's reason text for a declined or failed payment, when it gave one: from the latest
- * event that carried one for the order's current state.
+ * The gateway's reason for a declined or failed payment, when it gave one: the newest text
+ * among the events since the transition into the order's current state (that transition
+ * included), for the shopper's result page or the shop's own order page.
+ *
+ * Read back a page at a time, so a long log costs only the events after that transition;
+ * events that are not the gateway's word are skipped: a forged notification's fields
+ * (`notification_rejected`), what the browser posted to the return or cancel URL, and events
+ * that name another state. The text kept on the order is used only for an order without events.
  */
-export async function reasonOf(store: OrderStore, order: Order): Promise<string | undefined> {
+export async function refusalReason(store: OrderStore, order: Order): Promise<string | undefined> {
   if (order.state !== 'declined' && order.state !== 'failed') return undefined;
-  // The newest reason for THIS state wins: the pay answer's text kept on the order may describe
-  // an earlier step ("3-D Secure required" before the challenge failed). Return and cancel hints
-  // carry what the browser posted, so they are never shown. The newest page only: the page is
-  // public, and a reason older than that many events is no longer the story.
-  const events = await store.listEvents(order.id, { limit: REASON_EVENTS });
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i];
-    if (event === undefined || event.source === 'return' || event.source === 'cancel') continue;
-    if (event.toState !== null && event.toState !== order.state) continue;
-    const text = textOf(event.data);
-    if (text !== undefined) return text.slice(0, 200);
+  let beforeSeq: number | undefined;
+  for (let read = 0; read < REASON_PAGES; read++) {
+    const page = await store.listEvents(order.id, beforeSeq === undefined ? { limit: REASON_PAGE } : { beforeSeq, limit: REASON_PAGE });
+    if (read === 0 && page.length === 0) return textOf(order.data);
+    // Bounded again here: a store that ignores `page` answers the whole log every time.
+    const bound = beforeSeq;
+    const events = bound === undefined ? page : page.filter((e) => e.seq < bound);
+    for (let i = events.length - 1; i >= 0; i--) {
+      const event = events[i];
+      if (event === undefined) continue;
+      const into = event.type === 'transition' && event.toState === order.state;
+      const trusted = event.type !== 'notification_rejected' && event.source !== 'return' && event.source !== 'cancel';
+      if (trusted && (event.toState === null || event.toState === order.state)) {
+        const text = textOf(event.data);
+        if (text !== undefined) return text.slice(0, 200);
+      }
+      // Older events describe earlier steps ("3-D Secure required" before the challenge failed).
+      if (into) return undefined;
+    }
+    const oldest = events[0]?.seq;
+    if (oldest === undefined || oldest <= 1) return undefined;
+    beforeSeq = oldest;
   }
-  return events.length === 0 ? textOf(order.data) : undefined;
+  return undefined;
 }
 
 export interface ResultPageOptions {
@@ -130,7 +148,7 @@ export function createResultRoutes(ctx: KitContext, router: Router = Router()): 
       return;
     }
     const translator = useOrderLocale(req, res, order);
-    sendPage(req, res, view, resultLocals(order, await reasonOf(ctx.store, order), { translator, shopUrl: ctx.options.shopUrl }));
+    sendPage(req, res, view, resultLocals(order, await refusalReason(ctx.store, order), { translator, shopUrl: ctx.options.shopUrl }));
   });
   return router;
 }

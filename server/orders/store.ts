@@ -46,7 +46,7 @@ export type AppendResult =
   /** An event with the same dedupe key already exists for this order: nothing was written. */
   | { appended: false; existing: OrderEvent };
 
-/** A page of an order's event log: the newest `limit` events below `beforeSeq`, or the one stored with `dedupeKey`. */
+/** A page of an order's event log: the newest `limit` events below `beforeSeq`; with `dedupeKey`, only the one stored with that key, within those bounds. */
 export interface EventPage {
   /** Only events whose `seq` is smaller (a whole number of at least 1). */
   beforeSeq?: number;

@@ -4,7 +4,7 @@
  * answered here before the kit's router so the shopper stays in the shop's own layout).
  */
 import { Router, type Request, type Response } from 'express';
-import type { Order } from '../../../server/index.js';
+import { refusalReason, type Order } from '../../../server/index.js';
 import { ownsOrder, readHistory, rememberOrder } from '../history.js';
 import { orderLocals, statusLabel } from '../order-view.js';
 import { pageSecurity } from '../security.js';
@@ -20,10 +20,8 @@ export function orderRoutes(ctx: ShopContext): Router {
   };
 
   const showOrder = async (res: Response, order: Order, selfUrl: string): Promise<void> => {
-    // The newest events hold the refusal reason; the page refreshes while the order is open, so
-    // it never reads a long log whole.
-    const events = await kit.store.listEvents(order.id, { limit: 50 });
-    render(res, 'order', { title: `Order ${order.orderNo}`, selfUrl, ...orderLocals(order, events) });
+    const reason = await refusalReason(kit.store, order);
+    render(res, 'order', { title: `Order ${order.orderNo}`, selfUrl, ...orderLocals(order, reason) });
   };
 
   router.get('/orders', page, async (req, res) => {
