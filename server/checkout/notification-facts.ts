@@ -195,8 +195,11 @@ function orderDataOf(fact: NotificationFact, order: Order): { orderData?: Record
   const subscription = recurring === null ? undefined : subscriptionData({ recurringId: recurring.recurringId, contractName: recurring.contractName, period: recurring.period });
   // The result code, as the pay answer records it, when the order has none yet: a notification
   // that settles the payment before the answer arrives still leaves the decline's reason on the
-  // order (metrics, admin); an answer's own code is never overwritten.
-  const result = own && order.data.resultCode === undefined ? splitCodeText(fact.resultInfo) : null;
+  // order (metrics, admin). A refusal's own code replaces the answer's: after a 3-D Secure
+  // challenge the answer's code says "authentication required", the refusal says why it ended.
+  // (The engine merges it only while the order is in, or moves into, the state reported.)
+  const refusal = fact.outcome === 'declined' || fact.outcome === 'failed';
+  const result = own && (order.data.resultCode === undefined || refusal) ? splitCodeText(fact.resultInfo) : null;
   const data = result === null ? subscription : { ...subscription, resultCode: result.code.slice(0, 20), resultText: result.text.slice(0, 200) };
   return data === undefined ? {} : { orderData: data };
 }

@@ -1,9 +1,10 @@
 /**
  * The result page's reason for a decline is the one for the order's current state, never the
  * text of an earlier step (the authorise answer "3-D Secure authentication required" before
- * the challenge failed).
+ * the challenge failed), and so is the code kept on the order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { declineReasons } from '../../../server/admin/dashboard.js';
 import { Browser, CARD, cardFields, onlyForm, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness } from './journeys-harness.js';
 
 let h: Harness;
@@ -27,9 +28,11 @@ describe('result page reason', () => {
     await h.sandbox.notifier.flush();
     const order = await h.kit.store.getByOrderNo(orderNo);
     expect(order?.state).toBe('declined');
-    // The authorise answer's text is still kept on the order…
-    expect(order?.data.resultText).toMatch(/required/);
-    // …but the page shows the reason the order is declined.
+    // The refusal's code replaced the authorise answer's ("0200: authentication required") on the
+    // order, so the admin's decline reasons name the failure too…
+    expect(order?.data).toMatchObject({ resultCode: '0201', resultText: '3-D Secure authentication failed' });
+    expect(declineReasons([order!]).map((r) => r.code)).toEqual(['0201']);
+    // …and the page shows the reason the order is declined.
     const again = await browser.get(result.url);
     expect(again.html).toMatch(/3-D Secure authentication failed/);
     expect(again.html).not.toMatch(/authentication required/);
