@@ -165,6 +165,7 @@ export function paymentInput(orderNo: string): Parameters<CheckoutKit['createPay
 
 // The browser the journeys walk the pages with (shared with the reliability scenarios).
 export { Browser, onlyForm, parseForms, payForm, type Form, type Page } from '../../helpers/browser.js';
+import { Browser, onlyForm, payForm, type Page } from '../../helpers/browser.js';
 
 export const CARD = {
   approve: '4242424242424242',
@@ -174,4 +175,20 @@ export const CARD = {
 
 export function cardFields(card: string): Record<string, string> {
   return { card, expiration_month: '12', expiration_year: String(new Date().getFullYear() + 3), security_code: '737', first_name: 'Ada', last_name: 'Lovelace' };
+}
+
+/**
+ * Pays a new order with the challenge card and fails the sandbox's 3-D Secure challenge, as a
+ * shopper would; returns the result page and the browser, once the sandbox's notifications are in.
+ */
+export async function failedChallenge(h: Harness, orderNo: string): Promise<{ browser: Browser; result: Page }> {
+  const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
+  const browser = new Browser();
+  const page = await browser.get(payUrl);
+  const toIssuer = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.challenge));
+  const challenge = await browser.submit(toIssuer, onlyForm(toIssuer));
+  const back = await browser.submit(challenge, onlyForm(challenge), {}, { name: 'decision', value: 'fail' });
+  const result = await browser.submit(back, onlyForm(back));
+  await h.sandbox.notifier.flush();
+  return { browser, result };
 }

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { declineReasons } from '../../../server/admin/dashboard.js';
-import { Browser, CARD, cardFields, onlyForm, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness } from './journeys-harness.js';
+import { failedChallenge, startHarness, uniqueOrderNo, type Harness } from './journeys-harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,14 +18,7 @@ afterAll(async () => {
 describe('result page reason', () => {
   it('after a failed 3-D Secure challenge it names the failure, not the challenge request', async () => {
     const orderNo = uniqueOrderNo('R-3DS-FAIL');
-    const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
-    const browser = new Browser();
-    const page = await browser.get(payUrl);
-    const toIssuer = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.challenge));
-    const challenge = await browser.submit(toIssuer, onlyForm(toIssuer));
-    const back = await browser.submit(challenge, onlyForm(challenge), {}, { name: 'decision', value: 'fail' });
-    const result = await browser.submit(back, onlyForm(back));
-    await h.sandbox.notifier.flush();
+    const { browser, result } = await failedChallenge(h, orderNo);
     const order = await h.kit.store.getByOrderNo(orderNo);
     expect(order?.state).toBe('declined');
     // The refusal's code replaced the authorise answer's ("0200: authentication required") on the

@@ -9,11 +9,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusalReason } from '../../../server/index.js';
 import type { EventPage, OrderStore } from '../../../server/orders/store.js';
-import { Browser, CARD, cardFields, onlyForm, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness } from '../checkout/journeys-harness.js';
+import { Browser, CARD, cardFields, failedChallenge, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness, type Page } from '../checkout/journeys-harness.js';
 
 /** The store as a shop's own store written before event pages: `page` ignored, the whole log every time. */
 const pageBlind = (store: OrderStore): OrderStore =>
   Object.assign(Object.create(store) as OrderStore, { listEvents: (id: string, _page?: EventPage) => store.listEvents(id) });
+
+/** A new order paid with the declined card, as a shopper would, once the sandbox's notifications are in. */
+async function declinedPayment(h: Harness, orderNo: string): Promise<{ browser: Browser; result: Page }> {
+  const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
+  const browser = new Browser();
+  const page = await browser.get(payUrl);
+  const result = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.decline));
+  await h.sandbox.notifier.flush();
+  return { browser, result };
+}
 
 async function forge(h: Harness, fields: Record<string, string>): Promise<number> {
   const res = await fetch(`${h.shopUrl}/checkout/notify`, {
@@ -39,14 +49,7 @@ describe('refusal reason: the shop hooks fail after a 3-D Secure decline', () =>
 
   it('names the failure on the result page once 60+ hook failures follow it, on a paging store and on a page-blind one', async () => {
     const orderNo = uniqueOrderNo('R-HOOKS-DOWN');
-    const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
-    const browser = new Browser();
-    const page = await browser.get(payUrl);
-    const toIssuer = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.challenge));
-    const challenge = await browser.submit(toIssuer, onlyForm(toIssuer));
-    const back = await browser.submit(challenge, onlyForm(challenge), {}, { name: 'decision', value: 'fail' });
-    const result = await browser.submit(back, onlyForm(back));
-    await h.sandbox.notifier.flush();
+    const { browser, result } = await failedChallenge(h, orderNo);
     expect(result.html).toMatch(/3-D Secure authentication failed/);
 
     const deadline = Date.now() + 20_000;
@@ -77,11 +80,7 @@ describe('refusal reason: forged notifications', () => {
 
   it('55 forged notifications naming the order leave the reason in place and one rejected event per hour', async () => {
     const orderNo = uniqueOrderNo('R-FORGED');
-    const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
-    const browser = new Browser();
-    const page = await browser.get(payUrl);
-    const result = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.decline));
-    await h.sandbox.notifier.flush();
+    const { browser, result } = await declinedPayment(h, orderNo);
     expect(result.html).toMatch(/Reason:[\s\S]*Do not honor/);
     const order = await h.orderOf(orderNo);
     const eventsBefore = (await h.kit.store.listEvents(order.id)).length;
@@ -101,11 +100,7 @@ describe('refusal reason: forged notifications', () => {
 
   it("never shows a forged notification's own reason to the shopper", async () => {
     const orderNo = uniqueOrderNo('R-FORGED-TEXT');
-    const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
-    const browser = new Browser();
-    const page = await browser.get(payUrl);
-    const result = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.decline));
-    await h.sandbox.notifier.flush();
+    const { browser, result } = await declinedPayment(h, orderNo);
     expect(await forge(h, { order_no: orderNo, result_info: '9999:Your card is blocked, call +1 555 0100' })).toBe(401);
     const order = await h.orderOf(orderNo);
     expect((await h.kit.store.listEvents(order.id)).some((e) => e.type === 'notification_rejected')).toBe(true);
