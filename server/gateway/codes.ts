@@ -58,6 +58,12 @@ export const RESULT_INFO = {
   cancelled: '0400:Cancelled',
 } as const;
 
+/**
+ * Result codes that name the payment's next step (review, challenge, issuer page), not how it
+ * ended: a decline learned later from a query, which carries no code, must not be put down to them.
+ */
+export const STEP_RESULT_CODES: ReadonlySet<string> = new Set([RESULT_INFO.pendingReview, RESULT_INFO.challengeRequired, RESULT_INFO.issuerRedirect].map((info) => info.slice(0, 4)));
+
 /** `refund_message` values. `V0000:OK` is observed. */
 export const REFUND_MESSAGE = {
   ok: 'V0000:OK',

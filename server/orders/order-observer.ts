@@ -3,6 +3,7 @@
  * nothing of Prometheus: the kit's observer (observability/observer.ts) implements this, and a
  * part given none reports nothing.
  */
+import { STEP_RESULT_CODES } from '../gateway/codes.js';
 import type { StoredChange } from './hooks.js';
 import type { Order, PaymentMethodKind } from './types.js';
 
@@ -30,5 +31,8 @@ export function reportChange(observer: OrderObserver | undefined, order: Order |
   const to = change?.transition?.to;
   if (observer === undefined || order === null || to === undefined || !FINISHED_STATES.has(to)) return;
   const code = order.data.resultCode;
-  observer.paymentFinished(order.method, to, typeof code === 'string' ? code : null, order.createdAt);
+  // The code an earlier step left (e.g. 0200 "authentication required") is no reason for the end:
+  // a return's query declines without a code, and the refusal's own code arrives after the count.
+  const outcome = typeof code === 'string' && !STEP_RESULT_CODES.has(code.slice(0, 4)) ? code : null;
+  observer.paymentFinished(order.method, to, outcome, order.createdAt);
 }

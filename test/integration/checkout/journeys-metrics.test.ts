@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScrape, scrape, type Scrape } from '../../helpers/prometheus.js';
 import {
-  Browser, CARD, cardFields, onlyForm, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness, type Page,
+  Browser, CARD, cardFields, failedChallenge, onlyForm, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness, type Page,
 } from './journeys-harness.js';
 
 let h: Harness;
@@ -74,6 +74,21 @@ describe('GET /metrics after real journeys', () => {
       - before.value('checkout_payments_finished_total', { method: 'card', outcome: 'declined', decline_family: 'do_not_honor' })).toBe(1);
     expect(after.value('checkout_payments_finished_total', { outcome: 'paid' }) - before.value('checkout_payments_finished_total', { outcome: 'paid' })).toBe(0);
     expect(after.value('checkout_payments_started_total', { method: 'card' }) - before.value('checkout_payments_started_total', { method: 'card' })).toBe(1);
+  });
+
+  it('a failed 3-D Secure challenge declined by the return\'s query counts as unknown, not as the challenge\'s "authentication required"', async () => {
+    const family = (s: Scrape, f: string): number => s.value('checkout_payments_finished_total', { method: 'card', outcome: 'declined', decline_family: f });
+    const before = await metrics();
+    const orderNo = uniqueOrderNo('M-3DS');
+    await failedChallenge(h, orderNo);
+    const order = await h.kit.store.getByOrderNo(orderNo);
+    expect(order?.state).toBe('declined');
+    // The refusal's code reached the order after the count: the order says why, the count had no code.
+    expect(order?.data.resultCode).toBe('0201');
+    const after = await metrics();
+    expect(family(after, 'unknown') - family(before, 'unknown')).toBe(1);
+    expect(family(after, 'other') - family(before, 'other')).toBe(0);
+    expect(after.value('checkout_payments_finished_total', { outcome: 'declined' }) - before.value('checkout_payments_finished_total', { outcome: 'declined' })).toBe(1);
   });
 
   it('a notification that settles the payment is applied; the same notification twice is counted as duplicates', async () => {
