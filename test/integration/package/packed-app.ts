@@ -36,7 +36,8 @@ export function installPackedApp(extra: string[]): PackedApp {
   // The build of `npm run build`, written into the copy.
   run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist', 'server'), '--rootDir', join(ROOT, 'server'), '--sourceMap', 'false', '--declarationMap', 'false'], ROOT);
   copyAssets(join(ROOT, 'server'), join(pkg, 'dist', 'server'));
-  run('npm', ['pack', '--silent', '--pack-destination', work], pkg);
+  // The copy is built above (its prepack would build from sources it does not have).
+  run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], pkg);
   const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
   if (tarball === undefined) throw new Error('npm pack wrote no tarball');
 
