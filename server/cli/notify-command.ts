@@ -48,7 +48,7 @@ export function addNotifyCommand(program: Command): void {
     .argument('<type>', TRIGGERS.join(' | '))
     .argument('<ref>', 'order number or transaction id')
     .option(sandboxOption, sandboxHelp, sandboxDefault)
-    .option('--order-status <code>', 'payment: order_status to announce (e.g. 1 paid, 0 declined, -2 failed)')
+    .option('--order-status <code>', 'payment: order_status to announce (e.g. 1 paid, 0 declined, -4 failed, -2 held for review)')
     .option('--payment-status <status>', 'payment: payment_status to announce')
     .option('--amount <major>', 'payment: an amount other than the transaction\'s (a mismatch the shop must catch)')
     .option('--currency <code>', 'payment: a currency other than the transaction\'s')
