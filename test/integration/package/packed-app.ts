@@ -34,7 +34,7 @@ export function installPackedApp(extra: string[]): PackedApp {
   for (const file of ['package.json', 'README.md']) copyFileSync(join(ROOT, file), join(pkg, file));
   for (const dir of ['views', 'public']) cpSync(join(ROOT, dir), join(pkg, dir), { recursive: true });
   // The build of `npm run build`, written into the copy.
-  run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist', 'server'), '--rootDir', join(ROOT, 'server'), '--sourceMap', 'false', '--declarationMap', 'false'], ROOT);
+  run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist', 'server'), '--rootDir', join(ROOT, 'server'), '--sourceMap', 'false', '--inlineSources', 'false', '--declarationMap', 'false'], ROOT);
   copyAssets(join(ROOT, 'server'), join(pkg, 'dist', 'server'));
   // The copy is built above (its prepack would build from sources it does not have).
   run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], pkg);
