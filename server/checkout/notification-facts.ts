@@ -8,7 +8,7 @@
  */
 import type { PayoutRecord, PayoutStatus } from '../admin/store.js';
 import type { NotificationFact } from '../gateway/operations/notifications.js';
-import { splitCodeText } from '../gateway/codes.js';
+import { resultTextOf, splitCodeText, STEP_RESULT_CODES } from '../gateway/codes.js';
 import type { NotificationResult } from '../observability/observer.js';
 import { confirmDeduction } from '../orders/deduction-confirm.js';
 import { isDeductionOf, recordDeduction, subscriptionData, type DeductionReport } from '../orders/subscriptions.js';
@@ -195,12 +195,18 @@ function orderDataOf(fact: NotificationFact, order: Order): { orderData?: Record
   const subscription = recurring === null ? undefined : subscriptionData({ recurringId: recurring.recurringId, contractName: recurring.contractName, period: recurring.period });
   // The result code, as the pay answer records it, when the order has none yet: a notification
   // that settles the payment before the answer arrives still leaves the decline's reason on the
-  // order (metrics, admin). A refusal's own code replaces the answer's: after a 3-D Secure
+  // order (metrics, admin). A refusal's code replaces a code that named a step: after a 3-D Secure
   // challenge the answer's code says "authentication required", the refusal says why it ended.
   // (The engine merges it only while the order is in, or moves into, the state reported.)
+  // result_info is outside the signature, and the shopper's browser holds signed return fields it
+  // could post here with any result_info: so the text is this kit's for the code, never the
+  // body's, and a refusal code already on the order is not replaced.
   const refusal = fact.outcome === 'declined' || fact.outcome === 'failed';
-  const result = own && (order.data.resultCode === undefined || refusal) ? splitCodeText(fact.resultInfo) : null;
-  const data = result === null ? subscription : { ...subscription, resultCode: result.code.slice(0, 20), resultText: result.text.slice(0, 200) };
+  const current = order.data.resultCode;
+  const open = current === undefined || (refusal && typeof current === 'string' && STEP_RESULT_CODES.has(current.slice(0, 4)));
+  const result = own && open ? splitCodeText(fact.resultInfo) : null;
+  const code = result === null ? '' : result.code.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 20);
+  const data = code === '' ? subscription : { ...subscription, resultCode: code, resultText: resultTextOf(code) ?? '' };
   return data === undefined ? {} : { orderData: data };
 }
 

@@ -4,7 +4,7 @@
  * works under the CSP and without JavaScript) until the state is final.
  */
 import { Router } from 'express';
-import { splitCodeText } from '../gateway/codes.js';
+import { splitCodeText, STEP_RESULT_CODES } from '../gateway/codes.js';
 import { formatCard, formatDate, formatMoney, type Translator } from '../i18n/index.js';
 import { isFinal } from '../orders/state-machine.js';
 import type { OrderStore } from '../orders/store.js';
@@ -56,35 +56,27 @@ const REASON_PAGE = 50;
 const REASON_PAGES = 20;
 
 /**
- * The gateway's reason for a declined or failed payment, when it gave one: the newest text
- * among the events since the transition into the order's current state (that transition
- * included), for the shopper's result page or the shop's own order page.
- *
- * Read back a page at a time, so a long log costs only the events after that transition;
- * events that are not the gateway's word are skipped: a forged notification's fields
- * (`notification_rejected`), what the browser posted to the return or cancel URL, and events
- * that name another state. The text kept on the order is used only for an order without events.
+ * The gateway's reason for a declined or failed payment, when it gave one: the text kept on the
+ * order with its result code (the pay answer's, or the refusal notification's in this kit's
+ * words, see notification-facts.ts), for the shopper's result page or the shop's own order page.
+ * A code that named a step ("3-D Secure authentication required") is no reason for the end; then,
+ * and for an order stored without a code, the transition into the order's state is read back a
+ * page at a time, and its own text is the reason. No other event is: a late, unconfirmed, refused
+ * or forged notification's fields, or what the browser posted, never describe why it ended.
  */
 export async function refusalReason(store: OrderStore, order: Order): Promise<string | undefined> {
   if (order.state !== 'declined' && order.state !== 'failed') return undefined;
+  const code = order.data.resultCode;
+  if (typeof code === 'string' && code !== '') return STEP_RESULT_CODES.has(code.slice(0, 4)) ? undefined : textOf(order.data)?.slice(0, 200);
   let beforeSeq: number | undefined;
   for (let read = 0; read < REASON_PAGES; read++) {
     const page = await store.listEvents(order.id, beforeSeq === undefined ? { limit: REASON_PAGE } : { beforeSeq, limit: REASON_PAGE });
-    if (read === 0 && page.length === 0) return textOf(order.data);
     // Bounded again here: a store that ignores `page` answers the whole log every time.
     const bound = beforeSeq;
     const events = bound === undefined ? page : page.filter((e) => e.seq < bound);
     for (let i = events.length - 1; i >= 0; i--) {
       const event = events[i];
-      if (event === undefined) continue;
-      const into = event.type === 'transition' && event.toState === order.state;
-      const trusted = event.type !== 'notification_rejected' && event.source !== 'return' && event.source !== 'cancel';
-      if (trusted && (event.toState === null || event.toState === order.state)) {
-        const text = textOf(event.data);
-        if (text !== undefined) return text.slice(0, 200);
-      }
-      // Older events describe earlier steps ("3-D Secure required" before the challenge failed).
-      if (into) return undefined;
+      if (event?.type === 'transition' && event.toState === order.state) return textOf(event.data)?.slice(0, 200);
     }
     const oldest = events[0]?.seq;
     if (oldest === undefined || oldest <= 1) return undefined;

@@ -58,6 +58,12 @@ export const RESULT_INFO = {
   cancelled: '0400:Cancelled',
 } as const;
 
+/** The text this table gives `code`, e.g. `Insufficient funds` for `0051`; undefined for a code it does not list. */
+export function resultTextOf(code: string): string | undefined {
+  for (const info of Object.values(RESULT_INFO)) if (info.startsWith(`${code}:`)) return info.slice(code.length + 1);
+  return undefined;
+}
+
 /**
  * Result codes that name the payment's next step (review, challenge, issuer page), not how it
  * ended: a decline learned later from a query, which carries no code, must not be put down to them.

@@ -81,8 +81,20 @@ export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact): 
     // The claim's own refunds (a notification's) and the gateway's list: the ledger counts each once.
     ...(answer.refunds === undefined ? {} : { listedRefunds: answer.refunds }),
     capturedAmount: sameOutcome ? fact.capturedAmount : undefined,
-    ...withSubscription(fact.orderData, answer),
+    orderData: undefined,
+    ...withSubscription(sameOutcome ? fact.orderData : withoutResult(fact.orderData), answer),
   };
+}
+
+/**
+ * The claim's details without its result code and text: they explain the outcome it claimed, and
+ * the gateway answered another (a refusal claimed of a paid order must not relabel it).
+ */
+function withoutResult(orderData: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (orderData === undefined || (!('resultCode' in orderData) && !('resultText' in orderData))) return orderData;
+  const rest: Record<string, unknown> = {};
+  for (const key of Object.keys(orderData)) if (key !== 'resultCode' && key !== 'resultText') rest[key] = orderData[key];
+  return Object.keys(rest).length === 0 ? undefined : rest;
 }
 
 function withSubscription(orderData: Record<string, unknown> | undefined, answer: GatewayOrderFact): { orderData?: Record<string, unknown> } {

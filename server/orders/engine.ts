@@ -56,6 +56,10 @@ function clearStaleMismatch(order: Order, patch: OrderPatch): OrderPatch {
   return cleared === current ? patch : { ...patch, attention: cleared };
 }
 
+/** Records of facts that changed nothing, and how many in a row an order's log keeps. */
+const QUIET_TYPES: ReadonlySet<string> = new Set(['ignored', 'rejected', 'unconfirmed', 'mismatch', 'notification_rejected']);
+const QUIET_RUN = 10;
+
 interface Settled {
   result: ApplyResult;
   /** A capture stored first because the fact implied it (its hooks are owed before `change`'s). */
@@ -83,6 +87,20 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     step === null ? extras : merged(extras, { refunds: step.upserts });
 
   const event = (ctx: EventContext) => factEvent(ctx, logger);
+  /**
+   * True when the newest QUIET_RUN events are all records that changed nothing (ignored, refused,
+   * not confirmed yet, a mismatch already flagged, a forged notification): then no more are
+   * written until the order changes. A notification's key hashes fields its signature does not
+   * cover, so a body posted again with other unsigned fields has a new key: without this bound
+   * each would add an event. A repeat of a recorded fact is still a duplicate (its key is checked
+   * first); one not recorded is planned again if it returns.
+   */
+  const quietLogFull = async (orderId: string): Promise<boolean> => {
+    const newest = await store.listEvents(orderId, { limit: QUIET_RUN });
+    return newest.length >= QUIET_RUN && newest.every((e) => QUIET_TYPES.has(e.type));
+  };
+  const unconfirmedKey = (claim: PaymentFact): string | null => (claim.dedupeKey === undefined ? null : `unconfirmed:${claim.dedupeKey}`);
+  const duplicate = (order: Order): Settled => ({ result: { status: 'duplicate', order, reason: 'this fact was already recorded' } });
   // Keyed read: an index answers it however long the log. The filter keeps a store that
   // ignores `dedupeKey` (written before it) correct, only slower.
   const seen = async (orderId: string, key: string): Promise<boolean> =>
@@ -116,6 +134,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       const mismatch = event({ type: 'mismatch', fact, order, reason, confirmed, dedupeKey });
       const attention = mergeAttention(order.attention, reason);
       if (attention === order.attention) {
+        if (await quietLogFull(order.id)) return { result: { status: 'mismatch', order, reason } };
         const appended = await store.appendEvent(order.id, mismatch);
         return { result: { status: 'mismatch', order, event: appended.appended ? appended.event : undefined, reason } };
       }
@@ -177,8 +196,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       if (!answer) {
         // Not under the fact's dedupe key: a retried notification must be applied once the gateway knows the order.
         const reason = 'the gateway does not know this order (yet)';
-        const dedupeKey = claim.dedupeKey === undefined ? null : `unconfirmed:${claim.dedupeKey}`;
-        await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason, dedupeKey }));
+        if (!(await quietLogFull(order.id))) await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason, dedupeKey: unconfirmedKey(claim) }));
         return { result: { status: 'noop', order, reason, unconfirmed: true } };
       }
       fact = withGatewayAnswer(claim, answer);
@@ -192,8 +210,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
         unconfirmed = `the gateway does not confirm ${claim.outcome} yet (it says ${answer.outcome})`;
         // Nor the claim's own refunds: a refund the gateway does not confirm yet moves no money.
         fact = { ...fact, dedupeKey: undefined, refunds: undefined };
-        const dedupeKey = claim.dedupeKey === undefined ? null : `unconfirmed:${claim.dedupeKey}`;
-        await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason: unconfirmed, dedupeKey }));
+        if (!(await quietLogFull(order.id))) await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason: unconfirmed, dedupeKey: unconfirmedKey(claim) }));
       }
     }
 
@@ -232,16 +249,20 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       }
       if (plan.kind === 'reject') {
         logger.warn({ orderId: order.id, orderNo: order.orderNo, state: order.state, outcome: plan.fact.outcome, source: fact.source }, `Fact rejected: ${plan.reason}`);
+        if (fact.dedupeKey !== undefined && (await seen(order.id, fact.dedupeKey))) return done(duplicate(order));
+        if (await quietLogFull(order.id)) return done({ result: { status: 'rejected', order, reason: plan.reason } });
         // Without a key, one record per (version, outcome): a poller repeating it adds nothing.
         const dedupeKey = fact.dedupeKey ?? `rejected:${order.version}:${plan.fact.outcome}`;
         const appended = await store.appendEvent(order.id, event({ type: 'rejected', fact: plan.fact, order, reason: plan.reason, confirmed, dedupeKey }));
-        if (!appended.appended && fact.dedupeKey !== undefined) return done({ result: { status: 'duplicate', order, reason: 'this fact was already recorded' } });
+        if (!appended.appended && fact.dedupeKey !== undefined) return done(duplicate(order));
         return done({ result: { status: 'rejected', order, event: appended.appended ? appended.event : undefined, reason: plan.reason } });
       }
       if (plan.kind === 'noop') {
         if (fact.dedupeKey === undefined) return done({ result: { status: 'noop', order, reason: plan.reason } });
+        if (await seen(order.id, fact.dedupeKey)) return done(duplicate(order));
+        if (await quietLogFull(order.id)) return done({ result: { status: 'noop', order, reason: plan.reason } });
         const appended = await store.appendEvent(order.id, event({ type: 'ignored', fact: plan.fact, order, reason: plan.reason, confirmed }));
-        if (!appended.appended) return done({ result: { status: 'duplicate', order, reason: 'this fact was already recorded' } });
+        if (!appended.appended) return done(duplicate(order));
         return done({ result: { status: 'noop', order, event: appended.event, reason: plan.reason } });
       }
       const written = event({ type: plan.type, fact: plan.fact, order, to: plan.moved?.to, reason: plan.reason, confirmed });

@@ -36,12 +36,22 @@ export function refundDedupeKey(refundReferenceId: string): string {
   return `refund:${refundReferenceId}`;
 }
 
-/** payment_status is the more detailed field (it knows refunds); order_status otherwise. */
+/** Outcomes that say the gateway holds the shopper's money (authorised, taken, then refunded or disputed). */
+const MONEY_OUTCOMES: ReadonlySet<PaymentOutcome> = new Set(['approved', 'authorized', 'partially_refunded', 'refunded', 'chargeback']);
+
+/**
+ * payment_status is the more detailed field (it knows refunds); order_status otherwise. Only
+ * order_status is signed, and a shopper's browser carries signed return fields it could post
+ * here with other unsigned ones: so payment_status (and a chargeback's webhooks_type) may refine
+ * the signed order_status but never cross it, claiming money it says was not taken or the reverse.
+ */
 export function notificationOutcome(fields: Readonly<Record<string, string | undefined>>): PaymentOutcome {
+  const signed = outcomeOfOrderStatus(fields.order_status);
   const fromPayment = outcomeOfPaymentStatus(fields.payment_status);
-  const outcome = fromPayment !== 'unknown' ? fromPayment : outcomeOfOrderStatus(fields.order_status);
+  const chargeback = fields.webhooks_type === 'chargeback' || fields.webhooks_type === 'dispute';
   // A dispute or chargeback notification reports the chargeback whatever status it repeats.
-  return fields.webhooks_type === 'chargeback' || fields.webhooks_type === 'dispute' ? 'chargeback' : outcome;
+  const claimed = chargeback ? 'chargeback' : fromPayment !== 'unknown' ? fromPayment : signed;
+  return signed === 'unknown' || MONEY_OUTCOMES.has(signed) === MONEY_OUTCOMES.has(claimed) ? claimed : signed;
 }
 
 export function notificationDedupeKey(fields: Readonly<Record<string, string | undefined>>): string {

@@ -46,6 +46,23 @@ describe('client.notifications.verify', () => {
     expect(client.notifications.verify(signed({ ...base, webhooks_type: 'payout', order_no: '' })).kind).toBe('payout');
   });
 
+  it('lets the unsigned payment_status and webhooks_type refine the signed order_status, never cross it', () => {
+    const outcome = (change: Record<string, string>): string => client.notifications.verify(signed({ ...base, ...change })).outcome;
+    // Within what order_status says: a refund or chargeback of a taken payment, the capture of an authorisation.
+    expect(outcome({ payment_status: '4100' })).toBe('refunded');
+    expect(outcome({ webhooks_type: 'chargeback', payment_status: '7000' })).toBe('chargeback');
+    expect(outcome({ order_status: '2', payment_status: '3000' })).toBe('approved');
+    expect(outcome({ order_status: '3', payment_status: '8000' })).toBe('expired');
+    // Across it: money order_status says was not taken, or a refusal of money it says was.
+    expect(outcome({ order_status: '0', payment_status: '3000' })).toBe('declined');
+    expect(outcome({ order_status: '-4', payment_status: '4100' })).toBe('failed');
+    expect(outcome({ order_status: '0', webhooks_type: 'chargeback', payment_status: '7000' })).toBe('declined');
+    expect(outcome({ order_status: '-1', payment_status: '2000' })).toBe('pending');
+    expect(outcome({ order_status: '1', payment_status: '5000' })).toBe('approved');
+    // Without a status it knows, payment_status is all there is.
+    expect(outcome({ order_status: '', payment_status: '3000' })).toBe('approved');
+  });
+
   it('returns what it cannot read as unrecognised, with the reason, never as an error', () => {
     expect(client.notifications.verify(signed({ ...base, webhooks_type: 'settlement' }))).toMatchObject({ kind: 'unrecognised', problem: 'unknown webhooks_type "settlement"' });
     expect(client.notifications.verify(signed({ ...base, amount: '8.901' }))).toMatchObject({ kind: 'unrecognised', problem: expect.stringMatching(/amount/) });
