@@ -91,10 +91,10 @@ const SERVER_NODE_FLAGS: string[] = args['server-flags']?.split(' ').filter((f) 
 /** Sizes the first round's order lists before any baseline was measured (req/s). */
 const FIRST_BASELINE_GUESS = 10_000;
 /** First guess of each scenario's share of the bare baseline, to size its order list. */
-const GUESS: Record<Scenario, number> = { notify: 0.6, notify_confirmed: 0.3, pay_direct: 0.15, render: 0.35, notify_pg: 0.3, pay_direct_pg: 0.1 };
+const GUESS: Record<Scenario, number> = { notify: 0.6, notify_store: 0.8, notify_confirmed: 0.3, pay_direct: 0.15, render: 0.35, notify_pg: 0.3, pay_direct_pg: 0.1 };
 /** The baseline each route is paired with: the same bare route doing the durable writes and gateway calls the route must. */
 const PAIRED: Record<Scenario, BaselineName> = {
-  notify: 'durable_baseline', render: 'durable_baseline', pay_direct: 'gateway_baseline', notify_confirmed: 'gateway_baseline',
+  notify: 'durable_baseline', notify_store: 'durable_baseline', render: 'durable_baseline', pay_direct: 'gateway_baseline', notify_confirmed: 'gateway_baseline',
   notify_pg: 'pg_durable_baseline', pay_direct_pg: 'pg_gateway_baseline',
 };
 /** Each baseline is paired with the one it adds a step to. */
@@ -259,7 +259,7 @@ async function main(): Promise<void> {
         const lastBaseline = runs.findLast((r) => r.name === 'baseline')?.load.rps ?? FIRST_BASELINE_GUESS;
         const rps = Math.max(...previous, lastBaseline * GUESS[scenario]);
         const count = Math.min(config.maxOrders, Math.ceil(rps * 1.5 * (config.duration + config.warmup)) + 4 * config.connections);
-        const kind = scenario === 'notify_confirmed' || scenario === 'notify_pg' ? 'notify' : scenario === 'pay_direct_pg' ? 'pay_direct' : scenario;
+        const kind = scenario === 'notify_confirmed' || scenario === 'notify_pg' || scenario === 'notify_store' ? 'notify' : scenario === 'pay_direct_pg' ? 'pay_direct' : scenario;
         const pg = PG_SCENARIOS.includes(scenario) ? pgSchema(scenario) ?? undefined : undefined;
         const seedJob: SeedJob = { dir: scenarioDir(scenario), kind, count, ...(pg === undefined ? {} : { pg }) };
         log(`${scenario.padEnd(16)} round ${String(round)}: seeding ${String(count)} orders${pg === undefined ? '' : ` in PostgreSQL schema ${pg.schema}`}`);
@@ -330,6 +330,9 @@ async function main(): Promise<void> {
       gateway_ratio: ratioOf('gateway_baseline'),
       notify_rps: rpsOf('notify'),
       notify_ratio: ratioOf('notify'),
+      notify_store_rps: rpsOf('notify_store'),
+      notify_store_ratio: ratioOf('notify_store'),
+      notify_over_store: median(runs.filter((r) => r.name === 'notify').map((r) => r.load.rps / (runs.find((s) => s.name === 'notify_store' && s.round === r.round)?.load.rps ?? NaN))),
       render_rps: rpsOf('render'),
       render_ratio: ratioOf('render'),
       pay_direct_rps: rpsOf('pay_direct'),
@@ -341,6 +344,7 @@ async function main(): Promise<void> {
       cpu_us_gateway_baseline: cpuOf('gateway_baseline'),
       cpu_us_notify: cpuOf('notify'),
       cpu_ratio_notify: cpuRatioOf('notify'),
+      cpu_us_notify_store: cpuOf('notify_store'),
       cpu_us_render: cpuOf('render'),
       cpu_ratio_render: cpuRatioOf('render'),
       cpu_us_pay_direct: cpuOf('pay_direct'),

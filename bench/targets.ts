@@ -11,6 +11,9 @@ export interface BenchResults {
   gateway_ratio: number;
   notify_rps: number;
   notify_ratio: number;
+  notify_store_rps: number;
+  notify_store_ratio: number;
+  notify_over_store: number;
   render_rps: number;
   render_ratio: number;
   pay_direct_rps: number;
@@ -22,6 +25,7 @@ export interface BenchResults {
   cpu_us_gateway_baseline: number;
   cpu_us_notify: number;
   cpu_ratio_notify: number;
+  cpu_us_notify_store: number;
   cpu_us_render: number;
   cpu_ratio_render: number;
   cpu_us_pay_direct: number;
@@ -58,6 +62,7 @@ export const PG_FIELDS: readonly (keyof BenchResults)[] = [
 /** Every field above but the PostgreSQL ones; the smoke test checks each is a finite number. */
 export const RESULT_FIELDS: readonly (keyof BenchResults)[] = [
   'baseline_rps', 'durable_baseline_rps', 'durable_ratio', 'gateway_baseline_rps', 'gateway_ratio', 'notify_rps', 'notify_ratio',
+  'notify_store_rps', 'notify_store_ratio', 'notify_over_store', 'cpu_us_notify_store',
   'render_rps', 'render_ratio', 'pay_direct_rps', 'pay_direct_ratio', 'notify_confirmed_rps', 'notify_confirmed_ratio',
   'cpu_us_baseline', 'cpu_us_durable_baseline', 'cpu_us_gateway_baseline', 'cpu_us_notify', 'cpu_ratio_notify', 'cpu_us_render', 'cpu_ratio_render',
   'cpu_us_pay_direct', 'cpu_ratio_pay_direct', 'cpu_us_gateway_pay_direct', 'cpu_us_notify_confirmed', 'cpu_ratio_notify_confirmed',
@@ -92,6 +97,9 @@ const FIGURES: readonly { field: keyof BenchResults; what: string; target?: Targ
   { field: 'gateway_ratio', what: 'gateway baseline / durable baseline: what one gateway round trip and a second write cost here' },
   { field: 'notify_rps', what: 'notify: raw body, signature, dedupe, transition, event in SQLite; no query (req/s)' },
   { field: 'notify_ratio', what: 'notify / durable baseline', target: atLeast(0.8) },
+  { field: 'notify_store_rps', what: 'the store\'s part of notify alone: a bare route that reads the order by its number and writes the same transition and event through the kit\'s SQLite store (bench/store-floor.ts; req/s)' },
+  { field: 'notify_store_ratio', what: 'that store part / durable baseline: the most notify_ratio can reach with the kit\'s data model' },
+  { field: 'notify_over_store', what: 'notify / its store part, same round: what the kit\'s own work (signature, validation, engine) leaves of it' },
   { field: 'render_rps', what: 'hosted pay: mark submitted, pending, render the auto-submit page (req/s)' },
   { field: 'render_ratio', what: 'render / durable baseline', target: atLeast(0.6) },
   { field: 'pay_direct_rps', what: 'card pay route incl. the sandbox authorise round trip (req/s)' },
@@ -103,6 +111,7 @@ const FIGURES: readonly { field: keyof BenchResults; what: string; target?: Targ
   { field: 'cpu_us_gateway_baseline', what: 'the same, gateway baseline (µs)' },
   { field: 'cpu_us_notify', what: 'the same, notify (µs)' },
   { field: 'cpu_ratio_notify', what: 'notify CPU / its durable baseline run\'s', target: atMost(2) },
+  { field: 'cpu_us_notify_store', what: 'the same, the store part of notify alone (µs)' },
   { field: 'cpu_us_render', what: 'the same, render (µs)' },
   { field: 'cpu_ratio_render', what: 'render CPU / its durable baseline run\'s', target: atMost(2) },
   { field: 'cpu_us_pay_direct', what: 'the same, pay direct (µs)' },

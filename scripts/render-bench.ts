@@ -58,7 +58,7 @@ const roundRatios = (name: string, pick: 'ratio' | 'cpu_ratio'): string =>
     .filter((r) => r.name === name && r[pick] !== undefined)
     .map((r) => (r[pick] ?? NaN).toFixed(2))
     .join(', ');
-const PAIRS = ['durable_baseline', 'gateway_baseline', 'pg_durable_baseline', 'pg_gateway_baseline', 'notify', 'render', 'pay_direct', 'notify_confirmed', 'notify_pg', 'pay_direct_pg'];
+const PAIRS = ['durable_baseline', 'gateway_baseline', 'pg_durable_baseline', 'pg_gateway_baseline', 'notify', 'notify_store', 'render', 'pay_direct', 'notify_confirmed', 'notify_pg', 'pay_direct_pg'];
 const pairedName = (name: string): string => results.runs.find((r) => r.name === name)?.paired_with ?? '—';
 const present = PAIRS.filter((name) => results.runs.some((r) => r.name === name && r.ratio !== undefined));
 const ratioLines = present.map((name) => `| ${name} | ${pairedName(name)} | ${roundRatios(name, 'ratio')} | ${roundRatios(name, 'cpu_ratio')} |`);
@@ -160,6 +160,14 @@ const lines: string[] = [
   '  order lookup, dedupe, state transition and its event by one compare-and-set in SQLite (WAL, the store\'s',
   '  own settings), no lease. `notify_confirmed` adds the order\'s lease and the confirming query to the sandbox',
   '  over HTTP, the sandbox running in the server\'s process (its work counts too).',
+  '- **notify_store: the store\'s part of notify, alone** (`bench/store-floor.ts`). The durable baseline\'s',
+  '  bare route, sent the same notifications over the same seeded orders as notify, doing only what notify',
+  '  asks of the kit\'s SQLite store: read the order by its number, then one compare-and-set to `paid` with',
+  '  the same patch and an event as large as the engine\'s (same fields, a dedupe key as long), answered once',
+  '  on disk. No signature, validation or engine. Paired with the durable baseline like notify, it splits',
+  '  notify\'s gap in two: `notify_store_ratio` is what the data model (an indexed read, an event through',
+  '  three indexes, the order\'s indexed update) leaves of the baseline\'s rate, the most `notify_ratio` could',
+  '  reach with no kit code at all; `notify_over_store` is what the kit\'s own work leaves of that.',
   '- **pay_direct.** `POST /checkout/pay/:token` with a card, CSRF cookie and field and device data, each',
   '  for a fresh order: validation, the order marked submitted, `authorise` to the gateway process over',
   '  keep-alive HTTP, its XML answer parsed and applied, 303 to the result page. The sandbox\'s',
