@@ -48,12 +48,12 @@ async function keepUnmatched(ctx: KitContext, fact: NotificationFact, why: strin
 async function takeUnrecognised(ctx: KitContext, fact: NotificationFact, order: Order): Promise<Taken> {
   const problem = fact.problem ?? 'not understood';
   // Flag first, then record: the reason is the same text for every such notification (staff are
-  // told once, and a retry after a failure in between adds nothing), while the event under the
-  // notification's dedupe key is what makes it seen.
-  const type = fact.type === '' ? '' : ` (webhooks_type "${fact.type.slice(0, 50)}")`;
+  // told once, and a retry after a failure in between adds nothing; no field of the body is in it,
+  // as those outside the signature can say anything), while the event under the notification's
+  // dedupe key is what makes it seen (the engine stops such records after ten in a row).
   await ctx.engine.apply({
     orderId: order.id, source: 'notify', actor: 'gateway', outcome: 'unknown',
-    attention: `A notification${type} the kit does not understand was received: see its event and check the order in the gateway portal.`,
+    attention: 'A notification the kit does not understand was received: see its event and check the order in the gateway portal.',
   }, { known: order });
   const recorded = await ctx.engine.record(order.id, {
     type: 'notification_unrecognised', source: 'notify', actor: 'gateway', dedupeKey: fact.dedupeKey, data: { ...fact.summary, problem },
@@ -189,7 +189,9 @@ async function takeDeduction(ctx: KitContext, fact: NotificationFact, parent: Or
  * 3-D Secure), so the sweeper and the admin find the subscription by `data.recurringId`.
  */
 function orderDataOf(fact: NotificationFact, order: Order): { orderData?: Record<string, unknown> } {
-  if (fact.kind === 'dispute' && fact.chargebackReason !== null) return { orderData: { chargebackReason: fact.chargebackReason.slice(0, 500) } };
+  // The first reason stays: it is outside the signature, so a later body must not replace it (the
+  // engine keeps it only when the gateway confirms the chargeback).
+  if (fact.kind === 'dispute' && fact.chargebackReason !== null) return order.data.chargebackReason === undefined ? { orderData: { chargebackReason: fact.chargebackReason.slice(0, 500) } } : {};
   const own = order.parentId === undefined && fact.kind === 'payment' && (order.transactionId === null || order.transactionId === fact.transactionId);
   const recurring = own ? fact.recurring : null;
   const subscription = recurring === null ? undefined : subscriptionData({ recurringId: recurring.recurringId, contractName: recurring.contractName, period: recurring.period });
@@ -205,7 +207,8 @@ function orderDataOf(fact: NotificationFact, order: Order): { orderData?: Record
   const current = order.data.resultCode;
   const open = current === undefined || (refusal && typeof current === 'string' && STEP_RESULT_CODES.has(current.slice(0, 4)));
   const result = own && open ? splitCodeText(fact.resultInfo) : null;
-  const code = result === null ? '' : result.code.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 20);
+  // Codes as the gateway writes them (0000, 0051): anything else is no code a shopper could plant.
+  const code = result !== null && /^[0-9]{4}$/.test(result.code) ? result.code : '';
   const data = code === '' ? subscription : { ...subscription, resultCode: code, resultText: resultTextOf(code) ?? '' };
   return data === undefined ? {} : { orderData: data };
 }

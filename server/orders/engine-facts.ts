@@ -6,7 +6,8 @@ import type { PaymentOutcome } from '../gateway/codes.js';
 import { moneyText } from '../gateway/money.js';
 import type { Logger } from '../logging.js';
 import { merged } from '../objects.js';
-import type { GatewayOrderFact, PaymentFact } from './engine-types.js';
+import type { GatewayOrderFact, PaymentFact, RefundReport } from './engine-types.js';
+import type { Refund } from './refunds.js';
 import { MASKED_CARD_RE, cardFree } from './fact-schema.js';
 import { OUTCOME_STATE, TRANSITIONS } from './state-machine.js';
 import { subscriptionData } from './subscriptions.js';
@@ -81,20 +82,26 @@ export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact): 
     // The claim's own refunds (a notification's) and the gateway's list: the ledger counts each once.
     ...(answer.refunds === undefined ? {} : { listedRefunds: answer.refunds }),
     capturedAmount: sameOutcome ? fact.capturedAmount : undefined,
+    // The claim's details explain the outcome it claimed: when the gateway answered another, none
+    // of them is kept (a refusal claimed of a paid order must not relabel it, nor a chargeback
+    // claimed of one give it a reason).
     orderData: undefined,
-    ...withSubscription(sameOutcome ? fact.orderData : withoutResult(fact.orderData), answer),
+    ...withSubscription(sameOutcome ? fact.orderData : undefined, answer),
   };
 }
 
 /**
- * The claim's details without its result code and text: they explain the outcome it claimed, and
- * the gateway answered another (a refusal claimed of a paid order must not relabel it).
+ * The claim's refunds the gateway vouches for: listed by its refund search with the same reference
+ * and amount, or already held in the order's ledger (where another amount is flagged, never
+ * written). A notification's refund fields are outside its signature, so nothing else is taken;
+ * `unknown` says whether one named a reference neither the list nor the ledger has (yet).
  */
-function withoutResult(orderData: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  if (orderData === undefined || (!('resultCode' in orderData) && !('resultText' in orderData))) return orderData;
-  const rest: Record<string, unknown> = {};
-  for (const key of Object.keys(orderData)) if (key !== 'resultCode' && key !== 'resultText') rest[key] = orderData[key];
-  return Object.keys(rest).length === 0 ? undefined : rest;
+export function vouchedRefunds(claim: PaymentFact, answer: GatewayOrderFact, rows: readonly Refund[]): { refunds: RefundReport[] | undefined; unknown: boolean } {
+  const listed = answer.refunds ?? [];
+  const held = (r: RefundReport): boolean => rows.some((row) => row.referenceId === r.referenceId && row.status === 'succeeded');
+  const kept = (claim.refunds ?? []).filter((r) => held(r) || listed.some((l) => l.referenceId === r.referenceId && l.amount === r.amount));
+  const unknown = (claim.refunds ?? []).some((r) => !held(r) && !listed.some((l) => l.referenceId === r.referenceId));
+  return { refunds: kept.length === 0 ? undefined : kept, unknown };
 }
 
 function withSubscription(orderData: Record<string, unknown> | undefined, answer: GatewayOrderFact): { orderData?: Record<string, unknown> } {

@@ -13,7 +13,7 @@ import { silentLogger } from '../logging.js';
 import { merged } from '../objects.js';
 import { withTraceContext } from '../tracing.js';
 import { reportChange } from './order-observer.js';
-import { CONFIRMABLE_OUTCOMES, answerIsBehind, factEvent, factFromAnswer, mismatchOf, withGatewayAnswer, withoutMismatchReasons } from './engine-facts.js';
+import { CONFIRMABLE_OUTCOMES, answerIsBehind, factEvent, factFromAnswer, mismatchOf, vouchedRefunds, withGatewayAnswer, withoutMismatchReasons } from './engine-facts.js';
 import type { EventContext } from './engine-facts.js';
 import type { ApplyOptions, ApplyResult, GatewayOrderFact, PaymentFact, ReconcileEngine, ReconcileEngineOptions } from './engine-types.js';
 import { cardFree, parseFact } from './fact-schema.js';
@@ -26,7 +26,7 @@ import { impliedCapture, planFact } from './engine-plan.js';
 import type { Plan } from './engine-plan.js';
 import { isRefundFact, ledgerStep } from './engine-refunds.js';
 import { mergeAttention, REQUESTED_CAPTURE, requestedCaptureOf } from './state-machine.js';
-import type { Order, OrderPatch } from './types.js';
+import type { Order, OrderEvent, OrderPatch } from './types.js';
 
 /** Compare-and-set retries when another writer changes the order meanwhile. */
 const MAX_CAS_ATTEMPTS = 5;
@@ -57,7 +57,7 @@ function clearStaleMismatch(order: Order, patch: OrderPatch): OrderPatch {
 }
 
 /** Records of facts that changed nothing, and how many in a row an order's log keeps. */
-const QUIET_TYPES: ReadonlySet<string> = new Set(['ignored', 'rejected', 'unconfirmed', 'mismatch', 'notification_rejected']);
+const QUIET_TYPES: ReadonlySet<string> = new Set(['ignored', 'rejected', 'unconfirmed', 'mismatch', 'notification_rejected', 'notification_unrecognised']);
 const QUIET_RUN = 10;
 
 interface Settled {
@@ -95,10 +95,11 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
    * each would add an event. A repeat of a recorded fact is still a duplicate (its key is checked
    * first); one not recorded is planned again if it returns.
    */
-  const quietLogFull = async (orderId: string): Promise<boolean> => {
+  const quietRun = async (orderId: string): Promise<OrderEvent | null> => {
     const newest = await store.listEvents(orderId, { limit: QUIET_RUN });
-    return newest.length >= QUIET_RUN && newest.every((e) => QUIET_TYPES.has(e.type));
+    return newest.length >= QUIET_RUN && newest.every((e) => QUIET_TYPES.has(e.type)) ? (newest[newest.length - 1] ?? null) : null;
   };
+  const quietLogFull = async (orderId: string): Promise<boolean> => (await quietRun(orderId)) !== null;
   const unconfirmedKey = (claim: PaymentFact): string | null => (claim.dedupeKey === undefined ? null : `unconfirmed:${claim.dedupeKey}`);
   const duplicate = (order: Order): Settled => ({ result: { status: 'duplicate', order, reason: 'this fact was already recorded' } });
   // Keyed read: an index answers it however long the log. The filter keeps a store that
@@ -200,14 +201,20 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
         return { result: { status: 'noop', order, reason, unconfirmed: true } };
       }
       fact = withGatewayAnswer(claim, answer);
+      const vouched = claim.refunds === undefined ? null : vouchedRefunds(claim, answer, await store.listRefunds(order.id));
+      if (vouched !== null) fact = { ...fact, refunds: vouched.refunds };
       confirmed = { claimed: claim.outcome };
       const answerMismatch = mismatchOf(order, fact);
       if (answerMismatch !== null) return flagMismatch(order, fact, answerMismatch, confirmed);
-      if (answerIsBehind(claim.outcome, answer.outcome)) {
-        // The gateway has not caught up with the claim (paid while it still says requires_action).
-        // Its answer is applied for what it says, without the claim's dedupe key: the claim is not
-        // seen, so the same claim retried once the gateway confirms it is applied then.
-        unconfirmed = `the gateway does not confirm ${claim.outcome} yet (it says ${answer.outcome})`;
+      const unlisted = vouched?.unknown === true;
+      if (answerIsBehind(claim.outcome, answer.outcome) || unlisted) {
+        // The gateway has not caught up with the claim (paid while it still says requires_action,
+        // or a refund its refund search does not list). Its answer is applied for what it says,
+        // without the claim's dedupe key: the claim is not seen, so the same claim retried once
+        // the gateway confirms it is applied then.
+        unconfirmed = unlisted
+          ? `the gateway does not list the refund this reports (yet; it says ${answer.outcome})`
+          : `the gateway does not confirm ${claim.outcome} yet (it says ${answer.outcome})`;
         // Nor the claim's own refunds: a refund the gateway does not confirm yet moves no money.
         fact = { ...fact, dedupeKey: undefined, refunds: undefined };
         if (!(await quietLogFull(order.id))) await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason: unconfirmed, dedupeKey: unconfirmedKey(claim) }));
@@ -335,6 +342,8 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     },
 
     async record(orderId, newEvent) {
+      const newest = QUIET_TYPES.has(newEvent.type) ? await quietRun(orderId) : null;
+      if (newest !== null) return { appended: false, existing: newest };
       return store.appendEvent(orderId, { ...newEvent, data: cardFree(newEvent.data, logger) });
     },
   };

@@ -216,7 +216,11 @@ export function decide(order: Order, fact: StateFact): Decision {
 }
 
 /** Adds a reason to the order's attention text without losing earlier ones. */
+/** Reasons an order's attention keeps: facts from anyone (a notification's unsigned fields) must not grow it without bound. */
+export const MAX_ATTENTION_REASONS = 20;
+
 export function mergeAttention(existing: string | null, added: string): string {
   if (existing === null || existing === '') return added;
-  return existing.split('\n').includes(added) ? existing : `${existing}\n${added}`;
+  const reasons = existing.split('\n');
+  return reasons.includes(added) || reasons.length >= MAX_ATTENTION_REASONS ? existing : `${existing}\n${added}`;
 }

@@ -10,21 +10,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusalReason } from '../../../server/index.js';
-import { Browser, CARD, cardFields, onlyForm, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness, type Page } from '../checkout/journeys-harness.js';
+import { Browser, CARD, cardFields, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness, type Page } from '../checkout/journeys-harness.js';
+import { challenged, post } from './signed-return.js';
 
 /** Pays with the challenge card and decides the challenge; answers the result page and the signed fields posted back. */
-async function challenged(h: Harness, orderNo: string, decision: 'pass' | 'fail'): Promise<{ browser: Browser; result: Page; returned: Record<string, string> }> {
-  const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
-  const browser = new Browser();
-  const page = await browser.get(payUrl);
-  const toIssuer = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.challenge));
-  const challenge = await browser.submit(toIssuer, onlyForm(toIssuer));
-  const back = await browser.submit(challenge, onlyForm(challenge), {}, { name: 'decision', value: decision });
-  const returned = { ...onlyForm(back).fields };
-  const result = await browser.submit(back, onlyForm(back));
-  await h.sandbox.notifier.flush();
-  return { browser, result, returned };
-}
 
 async function declined(h: Harness, orderNo: string): Promise<{ browser: Browser; result: Page }> {
   const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
@@ -35,13 +24,6 @@ async function declined(h: Harness, orderNo: string): Promise<{ browser: Browser
   return { browser, result };
 }
 
-async function post(h: Harness, fields: Record<string, string>): Promise<number> {
-  const res = await fetch(`${h.shopUrl}/checkout/notify`, {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(),
-  });
-  await res.text();
-  return res.status;
-}
 
 describe('the signed return fields posted to /notify with other unsigned fields (default options)', () => {
   let h: Harness;
