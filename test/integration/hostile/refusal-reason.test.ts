@@ -9,21 +9,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusalReason } from '../../../server/index.js';
 import type { EventPage, OrderStore } from '../../../server/orders/store.js';
-import { Browser, CARD, cardFields, failedChallenge, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness, type Page } from '../checkout/journeys-harness.js';
+import { failedChallenge, startHarness, uniqueOrderNo, type Harness } from '../checkout/journeys-harness.js';
+import { declinedPayment } from './signed-return.js';
 
 /** The store as a shop's own store written before event pages: `page` ignored, the whole log every time. */
 const pageBlind = (store: OrderStore): OrderStore =>
   Object.assign(Object.create(store) as OrderStore, { listEvents: (id: string, _page?: EventPage) => store.listEvents(id) });
-
-/** A new order paid with the declined card, as a shopper would, once the sandbox's notifications are in. */
-async function declinedPayment(h: Harness, orderNo: string): Promise<{ browser: Browser; result: Page }> {
-  const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
-  const browser = new Browser();
-  const page = await browser.get(payUrl);
-  const result = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.decline));
-  await h.sandbox.notifier.flush();
-  return { browser, result };
-}
 
 async function forge(h: Harness, fields: Record<string, string>): Promise<number> {
   const res = await fetch(`${h.shopUrl}/checkout/notify`, {

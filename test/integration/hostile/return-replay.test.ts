@@ -10,20 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusalReason } from '../../../server/index.js';
-import { Browser, CARD, cardFields, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness, type Page } from '../checkout/journeys-harness.js';
-import { challenged, post } from './signed-return.js';
-
-/** Pays with the challenge card and decides the challenge; answers the result page and the signed fields posted back. */
-
-async function declined(h: Harness, orderNo: string): Promise<{ browser: Browser; result: Page }> {
-  const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
-  const browser = new Browser();
-  const page = await browser.get(payUrl);
-  const result = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.decline));
-  await h.sandbox.notifier.flush();
-  return { browser, result };
-}
-
+import { Browser, CARD, cardFields, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness } from '../checkout/journeys-harness.js';
+import { challenged, declinedPayment, post } from './signed-return.js';
 
 describe('the signed return fields posted to /notify with other unsigned fields (default options)', () => {
   let h: Harness;
@@ -103,7 +91,7 @@ describe('signed notifications the engine did not apply never become the reason 
   for (const [name, fields] of cases) {
     it(name, async () => {
       const orderNo = uniqueOrderNo('RR-NOT-APPLIED');
-      const { browser, result } = await declined(h, orderNo);
+      const { browser, result } = await declinedPayment(h, orderNo);
       expect(result.html).toMatch(/Do not honor/);
       const order = await h.orderOf(orderNo);
       await h.control(`/transactions/${order.transactionId ?? ''}/notify`, fields);

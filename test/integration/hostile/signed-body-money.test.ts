@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startShop, type Shop } from '../../reliability/support/shop.js';
-import { Browser, CARD, cardFields, onlyForm, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness } from '../checkout/journeys-harness.js';
+import { startHarness, uniqueOrderNo, type Harness } from '../checkout/journeys-harness.js';
 import { challenged, post } from './signed-return.js';
 import { held, paidIn, postNotify } from './support.js';
 
@@ -69,16 +69,9 @@ describe('refunds, chargebacks and codes in a signed body (default options)', ()
   it("a code made up before the gateway's own refusal notification never displaces it", async () => {
     const orderNo = uniqueOrderNo('SB-CODE');
     h.sandbox.faults.add({ kind: 'dropNotification', orderNo });
-    const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
-    const browser = new Browser();
-    const page = await browser.get(payUrl);
-    const toIssuer = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.challenge));
-    const challenge = await browser.submit(toIssuer, onlyForm(toIssuer));
-    const back = await browser.submit(challenge, onlyForm(challenge), {}, { name: 'decision', value: 'fail' });
-    const returned = { ...onlyForm(back).fields };
-    await browser.submit(back, onlyForm(back));
+    // The gateway's own notifications are held back (dropped, then posted below): the shopper's post comes first.
+    const { returned } = await challenged(h, orderNo, 'fail');
     expect(await post(h, { ...returned, webhooks_type: 'payment', result_info: 'CALL15550100:x' })).toBe(200);
-    await h.sandbox.notifier.flush();
     const dropped = h.sandbox.ledger.notifications().filter((n) => n.orderNo === orderNo && n.status === 'dropped');
     expect(dropped.length).toBeGreaterThan(0);
     for (const n of dropped) expect(await post(h, n.fields)).toBe(200);

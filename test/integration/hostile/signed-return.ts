@@ -1,7 +1,7 @@
 /**
- * What a shopper holds after 3-D Secure: the gateway's signed return fields, which verify as a
- * notification (the signature covers seven fields only). Shared by the journeys that post them
- * back to /notify with other unsigned fields.
+ * Shopper journeys the hostile tests start from: a declined card, and what a shopper holds after
+ * 3-D Secure (the gateway's signed return fields, which verify as a notification: the signature
+ * covers seven fields only), and posting to /notify as anyone could.
  */
 import { postForm } from './support.js';
 import { Browser, CARD, cardFields, onlyForm, payForm, paymentInput, type Harness, type Page } from '../checkout/journeys-harness.js';
@@ -18,6 +18,16 @@ export async function challenged(h: Harness, orderNo: string, decision: 'pass' |
   const result = await browser.submit(back, onlyForm(back));
   await h.sandbox.notifier.flush();
   return { browser, result, returned };
+}
+
+/** Pays a new order with the declined card, as a shopper would, once the sandbox's notifications are in. */
+export async function declinedPayment(h: Harness, orderNo: string): Promise<{ browser: Browser; result: Page }> {
+  const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
+  const browser = new Browser();
+  const page = await browser.get(payUrl);
+  const result = await browser.submit(page, payForm(page, 'card'), cardFields(CARD.decline));
+  await h.sandbox.notifier.flush();
+  return { browser, result };
 }
 
 /** Posts fields to the shop's notify URL as anyone could; answers the status. */
