@@ -220,6 +220,10 @@ export interface ReconcileEngine {
   apply(fact: PaymentFact, options?: ApplyOptions): Promise<ApplyResult>;
   /** Queries the gateway for the order (by id or order number) and applies what it says. */
   confirm(order: string | Pick<Order, 'id'>, source: FactSource, actor?: string): Promise<ApplyResult>;
-  /** Appends a card-free event without a state change: hints, admin notes, rejected notifications. */
+  /**
+   * Appends a card-free event without a state change: hints, admin notes, rejected notifications.
+   * A record of a notification that changed nothing is not written after ten such in a row
+   * (`appended: false` with the newest of them): anyone can post those.
+   */
   record(orderId: string, event: NewEvent): Promise<AppendResult>;
 }

@@ -88,12 +88,12 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
 
   const event = (ctx: EventContext) => factEvent(ctx, logger);
   /**
-   * True when the newest QUIET_RUN events are all records that changed nothing (ignored, refused,
-   * not confirmed yet, a mismatch already flagged, a forged notification): then no more are
-   * written until the order changes. A notification's key hashes fields its signature does not
-   * cover, so a body posted again with other unsigned fields has a new key: without this bound
-   * each would add an event. A repeat of a recorded fact is still a duplicate (its key is checked
-   * first); one not recorded is planned again if it returns.
+   * The newest event when the newest QUIET_RUN are all records that changed nothing (ignored,
+   * refused, not confirmed yet, a mismatch already flagged, an unrecognised or forged
+   * notification): then no more are written until the order changes. A notification's key hashes
+   * fields its signature does not cover, so a body posted again with other unsigned fields has a
+   * new key: without this bound each would add an event. A repeat of a recorded fact is still a
+   * duplicate (its key is checked first); one not recorded is planned again if it returns.
    */
   const quietRun = async (orderId: string): Promise<OrderEvent | null> => {
     const newest = await store.listEvents(orderId, { limit: QUIET_RUN });
