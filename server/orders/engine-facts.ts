@@ -91,16 +91,17 @@ export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact): 
 }
 
 /**
- * The claim's refunds the gateway vouches for: listed by its refund search with the same reference
- * and amount, or already held in the order's ledger (where another amount is flagged, never
- * written). A notification's refund fields are outside its signature, so nothing else is taken;
- * `unknown` says whether one named a reference neither the list nor the ledger has (yet).
+ * The claim's refunds the gateway vouches for: listed by its refund search, or already succeeded
+ * in the order's ledger, under the same reference and amount. A notification's refund fields are
+ * outside its signature, so nothing else is taken: a held reference with another amount is
+ * dropped, not flagged (anyone could post one per amount and crowd out real alerts); the
+ * gateway's own list flags a real difference. `unknown` says whether one named a reference
+ * neither the list nor the ledger has (yet).
  */
 export function vouchedRefunds(claim: PaymentFact, answer: GatewayOrderFact, rows: readonly Refund[]): { refunds: RefundReport[] | undefined; unknown: boolean } {
-  const listed = answer.refunds ?? [];
-  const held = (r: RefundReport): boolean => rows.some((row) => row.referenceId === r.referenceId && row.status === 'succeeded');
-  const kept = (claim.refunds ?? []).filter((r) => held(r) || listed.some((l) => l.referenceId === r.referenceId && l.amount === r.amount));
-  const unknown = (claim.refunds ?? []).some((r) => !held(r) && !listed.some((l) => l.referenceId === r.referenceId));
+  const known = [...(answer.refunds ?? []), ...rows.filter((row) => row.status === 'succeeded')];
+  const kept = (claim.refunds ?? []).filter((r) => known.some((k) => k.referenceId === r.referenceId && k.amount === r.amount));
+  const unknown = (claim.refunds ?? []).some((r) => !known.some((k) => k.referenceId === r.referenceId));
   return { refunds: kept.length === 0 ? undefined : kept, unknown };
 }
 

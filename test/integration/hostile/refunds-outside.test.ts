@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayPort } from '../../../server/checkout/gateway-port.js';
 import { createSweeper } from '../../../server/orders/sweeper.js';
+import { LedgerStore } from '../../../server/sandbox/ledger.js';
 import { control } from '../../reliability/support/orders.js';
 import { refundProblems, Staff } from '../../reliability/support/refund-race.js';
 import { startShop, type Shop } from '../../reliability/support/shop.js';
@@ -112,7 +113,7 @@ describe('late and changed notifications', () => {
     expect(shop.hookCalls.filter((c) => c.orderNo === order.orderNo && c.hook === 'onRefunded')).toHaveLength(1);
   });
 
-  it('a refund notification whose amount differs from the refund already recorded under its reference is flagged', async () => {
+  it('a refund the gateway comes to list with another amount than the ledger holds is flagged, never rewritten', async () => {
     const order = await paidIn(shop, orderNo('DIFF'), 10_000);
     const staff = new Staff(shop, 'diff');
     await staff.get(`/orders/${order.id}`);
@@ -120,13 +121,19 @@ describe('late and changed notifications', () => {
     await shop.sandbox.notifier.flush();
     const note = held(shop, order.orderNo).find((f) => f.refund_reference_id !== undefined)!;
     expect(await postNotify(shop, note)).toBe(200);
-    // The same reference reported with another amount, signed by the gateway.
-    const crafted = resigned(shop, note, { refund_amount: '20.00' });
-    expect(await postNotify(shop, crafted)).toBe(200);
+    // The same reference with another amount, while the gateway's refund search agrees with the ledger: nothing to tell.
+    expect(await postNotify(shop, resigned(shop, note, { refund_amount: '20.00' }))).toBe(200);
+    expect(await shop.kit.store.get(order.id)).toMatchObject({ refundedAmount: 1_000, attention: null });
+    // The gateway's own record of the refund changes: its search now lists 20.00 under the reference.
+    const ledger = shop.sandbox.ledger;
+    if (!(ledger instanceof LedgerStore)) throw new Error('the sandbox ledger is not a LedgerStore');
+    const row = ledger.refunds().find((r) => r.refundReferenceId === note.refund_reference_id)!;
+    ledger.refundRows.put(row.refundReferenceId, { ...row, refundAmount: 2_000 });
+    expect(await postNotify(shop, resigned(shop, note, { refund_amount: '30.00' }))).toBe(200);
     const stored = (await shop.kit.store.get(order.id))!;
     expect(stored.refundedAmount).toBe(1_000);
     // Staff are told the gateway reported two figures for one refund.
-    expect(stored.attention).not.toBeNull();
+    expect(stored.attention).toMatch(/is reported as 2000 USD, the refund ledger holds 1000/);
   });
 
   it('a refund notification naming one order\'s transaction and another order\'s number is not recorded on the other order', async () => {

@@ -6,6 +6,7 @@
  * stop adding events. Genuine facts arriving after a run of such junk are still applied once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LedgerStore } from '../../../server/sandbox/ledger.js';
 import { startShop, type Shop } from '../../reliability/support/shop.js';
 import { startHarness, uniqueOrderNo, type Harness } from '../checkout/journeys-harness.js';
 import { challenged, post } from './signed-return.js';
@@ -76,6 +77,35 @@ describe('refunds, chargebacks and codes in a signed body (default options)', ()
     expect(dropped.length).toBeGreaterThan(0);
     for (const n of dropped) expect(await post(h, n.fields)).toBe(200);
     expect((await h.orderOf(orderNo)).data).toMatchObject({ resultCode: '0201', resultText: '3-D Secure authentication failed' });
+  });
+
+  it('20 other amounts for a refund the ledger holds raise nothing; a genuine difference later is flagged and told', async () => {
+    const orderNo = uniqueOrderNo('SB-CROWD');
+    const { returned } = await challenged(h, orderNo, 'pass');
+    const paid = await h.orderOf(orderNo);
+    const [done] = await h.kit.client.batch.refund([{ transaction_id: paid.transactionId ?? '', order_no: orderNo, currency: 'USD', amount: 2500, refund_amount: 500 }]);
+    expect(done?.ok).toBe(true);
+    await h.sandbox.notifier.flush();
+    const refunded = await h.orderOf(orderNo);
+    expect(refunded).toMatchObject({ state: 'partially_refunded', refundedAmount: 500, attention: null });
+    const [row] = await h.kit.store.listRefunds(paid.id);
+    const reference = row?.referenceId ?? '';
+    // The held reference with other amounts: outside the signature, so nothing the gateway said.
+    for (let i = 1; i <= 20; i++) expect(await post(h, { ...returned, ...fakeRefund(reference, `${String(i)}.01`) })).toBe(200);
+    expect(await h.orderOf(orderNo)).toMatchObject({ state: 'partially_refunded', refundedAmount: 500, attention: null });
+    expect(h.hookCount('onAttention', orderNo)).toBe(0);
+    // Then the gateway itself reports another amount for that refund: staff must hear of it.
+    const ledger = h.sandbox.ledger;
+    if (!(ledger instanceof LedgerStore)) throw new Error('the sandbox ledger is not a LedgerStore');
+    const gatewayRow = ledger.refunds().find((r) => r.orderNo === orderNo);
+    if (gatewayRow === undefined) throw new Error('no gateway refund');
+    ledger.refundRows.put(gatewayRow.refundReferenceId, { ...gatewayRow, refundAmount: 700 });
+    // Any post with an amount not seen before makes the kit ask the gateway again: its refund search decides.
+    expect(await post(h, { ...returned, ...fakeRefund(reference, '6.00') })).toBe(200);
+    const flagged = await h.orderOf(orderNo);
+    expect(flagged.attention).toMatch(/reported as 700 USD, the refund ledger holds 500/);
+    expect(flagged.refundedAmount).toBe(500);
+    expect(h.hookCount('onAttention', orderNo)).toBe(1);
   });
 
   it('200 unrecognised variations flag the order once and add at most eleven events; a genuine refund after them applies once', async () => {
