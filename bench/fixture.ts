@@ -21,7 +21,7 @@ import type { Sandbox, SandboxListener } from '../server/sandbox/index.js';
 import type { CaptureMode } from '../server/sandbox/types.js';
 import { listenCounting } from './counting-server.js';
 import type { PgTarget } from './protocol.js';
-import { storeFloorHandlers } from './store-floor.js';
+import { renderFloorHandlers, storeFloorHandlers } from './store-floor.js';
 
 export const MERCHANT_ID = '701001';
 export const ACCOUNT_ID = '701001010';
@@ -61,8 +61,8 @@ export interface FixtureOptions {
    */
   sqlite?: { backgroundSync?: boolean; backgroundCheckpoints?: boolean };
   gatewayFetch?: typeof fetch;
-  /** Serve the store's part of notify alone (bench/store-floor.ts) instead of the kit's routes. */
-  storeFloor?: boolean;
+  /** Serve the store's part of notify or render alone (bench/store-floor.ts) instead of the kit's routes. */
+  storeFloor?: 'notify' | 'render' | undefined;
 }
 
 export interface Fixture {
@@ -112,7 +112,8 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
     store,
     confirmNotifications: options.confirmNotifications ?? true,
   });
-  if (options.storeFloor === true) app.post('/checkout/notify', ...storeFloorHandlers(store));
+  if (options.storeFloor === 'notify') app.post('/checkout/notify', ...storeFloorHandlers(store));
+  else if (options.storeFloor === 'render') app.post('/checkout/pay/:token', ...renderFloorHandlers(store, kit.context.tokens));
   else app.use('/checkout', kit.router);
 
   return {

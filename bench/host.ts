@@ -32,7 +32,7 @@ const promotedOnly = process.argv[4] === 'promoted';
 const inspector = profileDir === undefined ? null : new Session();
 inspector?.connect();
 /** The state each scenario moves its orders to. */
-const TARGET_STATE: Record<Scenario, string> = { notify: 'paid', notify_store: 'paid', notify_confirmed: 'paid', pay_direct: 'paid', render: 'pending', notify_pg: 'paid', pay_direct_pg: 'paid' };
+const TARGET_STATE: Record<Scenario, string> = { notify: 'paid', notify_store: 'paid', notify_confirmed: 'paid', pay_direct: 'paid', render: 'pending', render_store: 'pending', notify_pg: 'paid', pay_direct_pg: 'paid' };
 
 let active: { fixture: Fixture; scenario: Scenario; cpu: NodeJS.CpuUsage } | null = null;
 let windows = 0;
@@ -65,7 +65,7 @@ const seconds = (since: bigint): number => Number(process.hrtime.bigint() - sinc
 async function prepare(scenario: Scenario, dir: string, gatewayUrl: string | null, pg: PgTarget | undefined): Promise<Prepared> {
   if (active !== null) await finish();
   const fixture = await startFixture({
-    dir, gatewayUrl, confirmNotifications: scenario === 'notify_confirmed', storeFloor: scenario === 'notify_store',
+    dir, gatewayUrl, confirmNotifications: scenario === 'notify_confirmed', storeFloor: scenario === 'notify_store' ? 'notify' : scenario === 'render_store' ? 'render' : undefined,
     ...(pg === undefined ? {} : { pg }), ...(sqlite === undefined ? {} : { sqlite }), ...(gatewayFetch === undefined ? {} : { gatewayFetch }),
   });
   globalThis.gc?.();

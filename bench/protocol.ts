@@ -14,8 +14,8 @@ export interface LoadRequest {
   body?: string;
 }
 
-export type Scenario = 'notify' | 'notify_store' | 'notify_confirmed' | 'pay_direct' | 'render' | 'notify_pg' | 'pay_direct_pg';
-export const SCENARIOS: readonly Scenario[] = ['notify', 'notify_store', 'notify_confirmed', 'pay_direct', 'render', 'notify_pg', 'pay_direct_pg'];
+export type Scenario = 'notify' | 'notify_store' | 'notify_confirmed' | 'pay_direct' | 'render' | 'render_store' | 'notify_pg' | 'pay_direct_pg';
+export const SCENARIOS: readonly Scenario[] = ['notify', 'notify_store', 'notify_confirmed', 'pay_direct', 'render', 'render_store', 'notify_pg', 'pay_direct_pg'];
 
 /** The baseline servers, each the one before plus one step (bench/baseline.ts). */
 export type BaselineName = 'baseline' | 'durable_baseline' | 'gateway_baseline' | 'pg_durable_baseline' | 'pg_gateway_baseline';

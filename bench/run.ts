@@ -91,10 +91,10 @@ const SERVER_NODE_FLAGS: string[] = args['server-flags']?.split(' ').filter((f) 
 /** Sizes the first round's order lists before any baseline was measured (req/s). */
 const FIRST_BASELINE_GUESS = 10_000;
 /** First guess of each scenario's share of the bare baseline, to size its order list. */
-const GUESS: Record<Scenario, number> = { notify: 0.6, notify_store: 0.8, notify_confirmed: 0.3, pay_direct: 0.15, render: 0.35, notify_pg: 0.3, pay_direct_pg: 0.1 };
+const GUESS: Record<Scenario, number> = { notify: 0.6, notify_store: 0.8, notify_confirmed: 0.3, pay_direct: 0.15, render: 0.35, render_store: 0.8, notify_pg: 0.3, pay_direct_pg: 0.1 };
 /** The baseline each route is paired with: the same bare route doing the durable writes and gateway calls the route must. */
 const PAIRED: Record<Scenario, BaselineName> = {
-  notify: 'durable_baseline', notify_store: 'durable_baseline', render: 'durable_baseline', pay_direct: 'gateway_baseline', notify_confirmed: 'gateway_baseline',
+  notify: 'durable_baseline', notify_store: 'durable_baseline', render: 'durable_baseline', render_store: 'durable_baseline', pay_direct: 'gateway_baseline', notify_confirmed: 'gateway_baseline',
   notify_pg: 'pg_durable_baseline', pay_direct_pg: 'pg_gateway_baseline',
 };
 /** Each baseline is paired with the one it adds a step to. */
@@ -259,7 +259,7 @@ async function main(): Promise<void> {
         const lastBaseline = runs.findLast((r) => r.name === 'baseline')?.load.rps ?? FIRST_BASELINE_GUESS;
         const rps = Math.max(...previous, lastBaseline * GUESS[scenario]);
         const count = Math.min(config.maxOrders, Math.ceil(rps * 1.5 * (config.duration + config.warmup)) + 4 * config.connections);
-        const kind = scenario === 'notify_confirmed' || scenario === 'notify_pg' || scenario === 'notify_store' ? 'notify' : scenario === 'pay_direct_pg' ? 'pay_direct' : scenario;
+        const kind = scenario === 'notify_confirmed' || scenario === 'notify_pg' || scenario === 'notify_store' ? 'notify' : scenario === 'pay_direct_pg' ? 'pay_direct' : scenario === 'render_store' ? 'render' : scenario;
         const pg = PG_SCENARIOS.includes(scenario) ? pgSchema(scenario) ?? undefined : undefined;
         const seedJob: SeedJob = { dir: scenarioDir(scenario), kind, count, ...(pg === undefined ? {} : { pg }) };
         log(`${scenario.padEnd(16)} round ${String(round)}: seeding ${String(count)} orders${pg === undefined ? '' : ` in PostgreSQL schema ${pg.schema}`}`);
@@ -319,6 +319,9 @@ async function main(): Promise<void> {
       median(runs.filter((r) => r.name === name && r.baseline !== undefined).map((r) => (r.finished?.cpuUsPerRequest ?? NaN) / (r.baseline?.finished?.cpuUsPerRequest ?? NaN)));
     /** The p99 of the baseline runs paired with `name`'s runs. */
     const pairedP99Of = (name: Scenario): number => median(runs.filter((r) => r.name === name).map((r) => r.baseline?.load.p99Ms ?? NaN));
+    /** A route's rate over its store part's in the same round (median of the rounds). */
+    const overStore = (route: Scenario, store: Scenario): number =>
+      median(runs.filter((r) => r.name === route).map((r) => r.load.rps / (runs.find((s) => s.name === store && s.round === r.round)?.load.rps ?? NaN)));
     const sweepSeconds = (count: number | undefined): number => median(sweeps.filter((w) => w.orders === count).map((w) => w.seconds));
     const small = sweepSeconds(config.sweeps[0]);
     const large = sweepSeconds(config.sweeps[1]);
@@ -332,9 +335,12 @@ async function main(): Promise<void> {
       notify_ratio: ratioOf('notify'),
       notify_store_rps: rpsOf('notify_store'),
       notify_store_ratio: ratioOf('notify_store'),
-      notify_over_store: median(runs.filter((r) => r.name === 'notify').map((r) => r.load.rps / (runs.find((s) => s.name === 'notify_store' && s.round === r.round)?.load.rps ?? NaN))),
+      notify_over_store: overStore('notify', 'notify_store'),
       render_rps: rpsOf('render'),
       render_ratio: ratioOf('render'),
+      render_store_rps: rpsOf('render_store'),
+      render_store_ratio: ratioOf('render_store'),
+      render_over_store: overStore('render', 'render_store'),
       pay_direct_rps: rpsOf('pay_direct'),
       pay_direct_ratio: ratioOf('pay_direct'),
       notify_confirmed_rps: rpsOf('notify_confirmed'),
@@ -346,6 +352,7 @@ async function main(): Promise<void> {
       cpu_ratio_notify: cpuRatioOf('notify'),
       cpu_us_notify_store: cpuOf('notify_store'),
       cpu_us_render: cpuOf('render'),
+      cpu_us_render_store: cpuOf('render_store'),
       cpu_ratio_render: cpuRatioOf('render'),
       cpu_us_pay_direct: cpuOf('pay_direct'),
       cpu_ratio_pay_direct: cpuRatioOf('pay_direct'),

@@ -58,7 +58,7 @@ const roundRatios = (name: string, pick: 'ratio' | 'cpu_ratio'): string =>
     .filter((r) => r.name === name && r[pick] !== undefined)
     .map((r) => (r[pick] ?? NaN).toFixed(2))
     .join(', ');
-const PAIRS = ['durable_baseline', 'gateway_baseline', 'pg_durable_baseline', 'pg_gateway_baseline', 'notify', 'notify_store', 'render', 'pay_direct', 'notify_confirmed', 'notify_pg', 'pay_direct_pg'];
+const PAIRS = ['durable_baseline', 'gateway_baseline', 'pg_durable_baseline', 'pg_gateway_baseline', 'notify', 'notify_store', 'render', 'render_store', 'pay_direct', 'notify_confirmed', 'notify_pg', 'pay_direct_pg'];
 const pairedName = (name: string): string => results.runs.find((r) => r.name === name)?.paired_with ?? '—';
 const present = PAIRS.filter((name) => results.runs.some((r) => r.name === name && r.ratio !== undefined));
 const ratioLines = present.map((name) => `| ${name} | ${pairedName(name)} | ${roundRatios(name, 'ratio')} | ${roundRatios(name, 'cpu_ratio')} |`);
@@ -175,6 +175,10 @@ const lines: string[] = [
   '  measured by the notify figures.',
   '- **render.** The same route with the hosted-page method: the signed checkout request is built and',
   '  checked, the order marked submitted and moved to `pending`, and the auto-submitting page rendered.',
+  '  `render_store` is its store part alone (`bench/store-floor.ts`), as `notify_store` is notify\'s: the same',
+  '  requests over the same seeded orders, the order its pay token names read by id, then one',
+  '  compare-and-set to `pending` with the submission\'s data and dedupe key and an event as the engine',
+  '  writes it, answered once on disk; no form, request, signing or page.',
   '- **Sweep.** Pending orders in SQLite, captured transactions in the sandbox\'s ledger; `sweeper.runOnce()`',
   '  until nothing is due, every query a real HTTP round trip to the gateway process (100 orders per query).',
   `  Orders: ${s.sweep_orders.map(n).join(' and ')}.`,
