@@ -108,6 +108,30 @@ function listedOf(rows: readonly Refund[], listed: readonly RefundReport[] | und
   return kept;
 }
 
+/**
+ * The claim's own refunds to record. On an order whose ledger holds a total from before the ledger
+ * (an `import` row), a reference it does not hold may be one that total already counts: it is
+ * recorded only while the gateway's complete list adds up to more than the ledger holds, by at
+ * least its amount, and flagged when there is no list. The kit's own rows (reports with an id)
+ * and held references settle as usual.
+ */
+function ownOf(rows: readonly Refund[], fact: PaymentFact, order: Order, reasons: string[]): RefundReport[] {
+  const own = fact.refunds ?? [];
+  if (!rows.some((r) => r.source === 'import' && r.status === 'succeeded')) return own;
+  const listed = fact.listedRefunds ?? [];
+  let room = listed.filter((r) => r.status === 'succeeded').reduce((sum, r) => sum + r.amount, 0) - refundedTotal(rows);
+  const kept = own.filter((r) => {
+    if (r.id !== undefined || (r.referenceId != null && rows.some((row) => row.referenceId === r.referenceId))) return true;
+    if (r.status !== 'succeeded' || r.amount > room) return false;
+    room -= r.amount;
+    return true;
+  });
+  if (kept.length < own.length && fact.listedRefunds === undefined) {
+    reasons.push(`A refund was reported that the refunded total from before the refund ledger may already count: not recorded. Run query sync (it compares the gateway's refunds with that total) or check the refunds in the gateway portal.`);
+  }
+  return kept;
+}
+
 export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentFact, now: Date): LedgerStep {
   const reasons: string[] = [];
   const sameCurrency = (list: readonly RefundReport[]): RefundReport[] => {
@@ -121,7 +145,7 @@ export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentF
   // Ids of rows a merge would insert matter only to tell the rows apart while planning.
   const ctx = { orderId: order.id, now, newId: () => `planned-${String(++planned)}` };
   // The claim's own refunds first, then the gateway's list, matched against the rows the first left.
-  const own = upsertsOf(order, rows, fact, sameCurrency(fact.refunds ?? []));
+  const own = upsertsOf(order, rows, fact, sameCurrency(ownOf(rows, fact, order, reasons)));
   const first = mergeRefunds(rows, own, ctx).rows;
   const upserts = [...own, ...upsertsOf(order, first, fact, sameCurrency(listedOf(first, fact.listedRefunds, order, reasons)))];
   const merged = mergeRefunds(rows, upserts, ctx);

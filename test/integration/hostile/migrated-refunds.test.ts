@@ -12,12 +12,13 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reserveRefund } from '../../../server/admin/gateway-actions.js';
 import { createGatewayPort } from '../../../server/checkout/gateway-port.js';
+import { takeNotification } from '../../../server/checkout/notification-facts.js';
 import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
 import { createSweeper } from '../../../server/orders/sweeper.js';
 import { createSqliteStore } from '../../../server/orders/stores/sqlite.js';
 import type { Order } from '../../../server/orders/types.js';
 import { ACCOUNT_ID, MERCHANT_ID, startShop, type Shop } from '../../reliability/support/shop.js';
-import { paidIn, refundBehindTheKit } from './support.js';
+import { held, paidIn, refundBehindTheKit } from './support.js';
 
 /** The orders schema as the version before the ledger shipped it. */
 const V1 = execFileSync('git', ['show', '89535b5:server/orders/stores/sql/sqlite/001_orders.sql'], { encoding: 'utf8' });
@@ -111,6 +112,21 @@ describe('refunds on an order refunded before the ledger existed', () => {
       expect(await problems(kit, order)).toEqual([]);
       expect((await kit.store.get(order.id))!.attention).toBeNull();
       expect((await kit.store.listRefunds(order.id)).map((r) => [r.source, r.status, r.amount]).sort()).toEqual([['admin', 'succeeded', 250], ['import', 'succeeded', 300]]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('the old refund\'s notification, delivered again after the upgrade, is not counted a second time', async () => {
+    const { kit, order, close } = await upgraded(500);
+    try {
+      // The gateway's own notification of the refund the import row counts (or a shopper's signed body posted as it).
+      const note = held(shop, order.orderNo).find((f) => f.refund_reference_id !== undefined);
+      expect(note).toBeDefined();
+      await takeNotification(kit.context, kit.client.notifications.verify(note!));
+      expect(await problems(kit, order)).toEqual([]);
+      expect((await kit.store.get(order.id))!.attention).toBeNull();
+      expect((await kit.store.listRefunds(order.id)).map((r) => [r.source, r.amount])).toEqual([['import', 500]]);
     } finally {
       await close();
     }

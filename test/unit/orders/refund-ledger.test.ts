@@ -115,6 +115,18 @@ describe('ledgerStep', () => {
     expect(new Set(confirmed.upserts.map((u) => u.referenceId))).toEqual(new Set(['T-02']));
     expect(confirmed.reasons).toEqual([]);
     expect(confirmed.fact.refundedAmount).toBe(8_000);
+    // The old refund reported again (its notification redelivered), with the list: the total already counts it.
+    const replayed = ledgerStep(order(), imported, fact({
+      refunds: [{ referenceId: 'T-01', amount: 5_000, status: 'succeeded' }],
+      listedRefunds: [{ referenceId: 'T-01', amount: 5_000, status: 'succeeded' }],
+    }), NOW);
+    expect(replayed.upserts).toEqual([]);
+    expect(replayed.reasons).toEqual([]);
+    expect(replayed.fact.refundedAmount).toBe(5_000);
+    // Without a list nothing tells it from a new refund: not recorded, and staff are told.
+    const unlisted = ledgerStep(order(), imported, fact({ refunds: [{ referenceId: 'T-01', amount: 5_000, status: 'succeeded' }] }), NOW);
+    expect(unlisted.upserts).toEqual([]);
+    expect(unlisted.reasons.join(' ')).toMatch(/may already count/);
     // Without the import row the list is recorded in full.
     const plain = ledgerStep(order(), [], fact({ source: 'sweeper', listedRefunds: [{ referenceId: 'T-01', amount: 5_000, status: 'succeeded' }] }), NOW);
     expect(refundedTotal(mergeRefunds([], plain.upserts, ctx).rows)).toBe(5_000);
