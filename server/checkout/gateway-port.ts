@@ -9,7 +9,8 @@ import { gatewayOrderRef } from '../orders/subscriptions.js';
 
 type QueryClient = Pick<GatewayClient, 'queries'>;
 
-const REFUND_OUTCOMES: ReadonlySet<string> = new Set(['partially_refunded', 'refunded']);
+// A chargeback too: refunds made before it are still the order's, and notified in any order.
+const REFUND_OUTCOMES: ReadonlySet<string> = new Set(['partially_refunded', 'refunded', 'chargeback']);
 
 /**
  * The gateway's successful refunds per order number, by reference, from the refund search (the

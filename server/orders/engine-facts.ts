@@ -10,7 +10,7 @@ import type { GatewayOrderFact, PaymentFact, RefundReport } from './engine-types
 import type { Refund } from './refunds.js';
 import { MASKED_CARD_RE, cardFree } from './fact-schema.js';
 import { OUTCOME_STATE, TRANSITIONS } from './state-machine.js';
-import { subscriptionData } from './subscriptions.js';
+import { subscriptionData, withoutSubscriptionData } from './subscriptions.js';
 import type { FactSource, NewEvent, Order, OrderState } from './types.js';
 
 /** Outcomes that move money or end the payment: confirmed with the gateway when asked. */
@@ -65,10 +65,14 @@ export function answerIsBehind(claim: PaymentOutcome, answer: PaymentOutcome): b
   return TRANSITIONS[OUTCOME_STATE[answer]].includes(OUTCOME_STATE[claim]);
 }
 
-/** The claim with the gateway's answer in place of every payment detail. */
-export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact): PaymentFact {
+/**
+ * The claim with the gateway's answer in place of every payment detail. `order` is the order the
+ * claim is about: a card it already holds is not replaced by the claim's (a notification's card
+ * field is outside its signature), only by the gateway's answer.
+ */
+export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact, order: Pick<Order, 'maskedCard'>): PaymentFact {
   const sameOutcome = answer.outcome === fact.outcome;
-  const masked = answer.maskedCard != null && MASKED_CARD_RE.test(answer.maskedCard) ? answer.maskedCard : fact.maskedCard;
+  const masked = answer.maskedCard != null && MASKED_CARD_RE.test(answer.maskedCard) ? answer.maskedCard : (order.maskedCard ?? fact.maskedCard);
   return {
     ...fact,
     orderNo: answer.orderNo,
@@ -86,7 +90,8 @@ export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact): 
     // of them is kept (a refusal claimed of a paid order must not relabel it, nor a chargeback
     // claimed of one give it a reason).
     orderData: undefined,
-    ...withSubscription(sameOutcome ? fact.orderData : undefined, answer),
+    // Subscription details come from the answer alone: the claim's are outside the signature.
+    ...withSubscription(sameOutcome ? withoutSubscriptionData(fact.orderData) : undefined, answer),
   };
 }
 

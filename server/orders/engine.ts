@@ -200,7 +200,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
         if (!(await quietLogFull(order.id))) await store.appendEvent(order.id, event({ type: 'unconfirmed', fact: claim, order, reason, dedupeKey: unconfirmedKey(claim) }));
         return { result: { status: 'noop', order, reason, unconfirmed: true } };
       }
-      fact = withGatewayAnswer(claim, answer);
+      fact = withGatewayAnswer(claim, answer, order);
       const vouched = claim.refunds === undefined ? null : vouchedRefunds(claim, answer, await store.listRefunds(order.id));
       if (vouched !== null) fact = { ...fact, refunds: vouched.refunds };
       confirmed = { claimed: claim.outcome };

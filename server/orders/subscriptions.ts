@@ -49,6 +49,17 @@ export function gatewayOrderRef(orderNo: string): { orderNo: string; transaction
   return at <= 0 ? { orderNo, transactionId: null } : { orderNo: orderNo.slice(0, at), transactionId: orderNo.slice(at + 1) };
 }
 
+/** The order data keys `subscriptionData` writes. */
+const SUBSCRIPTION_KEYS = ['recurringId', 'contractName', 'deductionPeriod'] as const;
+
+/** `data` without the subscription details (a claim's, which only the gateway's answer may give). */
+export function withoutSubscriptionData(data: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (data === undefined || !SUBSCRIPTION_KEYS.some((key) => key in data)) return data;
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(data)) if (!(SUBSCRIPTION_KEYS as readonly string[]).includes(key)) kept[key] = data[key];
+  return Object.keys(kept).length === 0 ? undefined : kept;
+}
+
 /** The order details a first payment's subscription adds (`data.recurringId`, …); undefined without one. */
 export function subscriptionData(subscription: GatewayPaymentSubscription | null | undefined): Record<string, unknown> | undefined {
   if (subscription == null || subscription.recurringId === '') return undefined;
