@@ -67,12 +67,16 @@ export function answerIsBehind(claim: PaymentOutcome, answer: PaymentOutcome): b
 
 /**
  * The claim with the gateway's answer in place of every payment detail. `order` is the order the
- * claim is about: a card it already holds is not replaced by the claim's (a notification's card
- * field is outside its signature), only by the gateway's answer.
+ * claim is about: the card it holds for the transaction the answer confirms is not replaced by
+ * the claim's (a notification's card field is outside its signature), only by the gateway's
+ * answer; an answer confirming another transaction (a later attempt that paid, named by the
+ * signed transaction id) takes the claim's card, as the query reports none.
  */
-export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact, order: Pick<Order, 'maskedCard'>): PaymentFact {
+export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact, order: Pick<Order, 'maskedCard' | 'transactionId'>): PaymentFact {
   const sameOutcome = answer.outcome === fact.outcome;
-  const masked = answer.maskedCard != null && MASKED_CARD_RE.test(answer.maskedCard) ? answer.maskedCard : (order.maskedCard ?? fact.maskedCard);
+  const sameTransaction = order.transactionId === null || answer.transactionId === null || answer.transactionId === order.transactionId;
+  const claimed = sameTransaction ? (order.maskedCard ?? fact.maskedCard) : (fact.maskedCard ?? order.maskedCard);
+  const masked = answer.maskedCard != null && MASKED_CARD_RE.test(answer.maskedCard) ? answer.maskedCard : claimed;
   return {
     ...fact,
     orderNo: answer.orderNo,

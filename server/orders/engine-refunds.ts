@@ -112,17 +112,25 @@ function listedOf(rows: readonly Refund[], listed: readonly RefundReport[] | und
  * The claim's own refunds to record. On an order whose ledger holds a total from before the ledger
  * (an `import` row), a reference it does not hold may be one that total already counts: it is
  * recorded only while the gateway's complete list adds up to more than the ledger holds, by at
- * least its amount, and flagged when there is no list. The kit's own rows (reports with an id)
- * and held references settle as usual.
+ * least its amount. Without a list (a notification taken unconfirmed) it is recorded only when it
+ * settles a staff refund of the same amount still pending without a reference (its answer lost),
+ * and flagged otherwise. The kit's own rows (reports with an id) and held references settle as usual.
  */
 function ownOf(rows: readonly Refund[], fact: PaymentFact, order: Order, reasons: string[]): RefundReport[] {
   const own = fact.refunds ?? [];
   if (!rows.some((r) => r.source === 'import' && r.status === 'succeeded')) return own;
   const listed = fact.listedRefunds ?? [];
   let room = listed.filter((r) => r.status === 'succeeded').reduce((sum, r) => sum + r.amount, 0) - refundedTotal(rows);
+  const open = rows.filter((r) => r.status === 'pending' && r.referenceId === null).map((r) => r.amount);
   const kept = own.filter((r) => {
     if (r.id !== undefined || (r.referenceId != null && rows.some((row) => row.referenceId === r.referenceId))) return true;
-    if (r.status !== 'succeeded' || r.amount > room) return false;
+    if (r.status !== 'succeeded') return false;
+    if (fact.listedRefunds === undefined) {
+      const match = open.indexOf(r.amount);
+      if (match >= 0) open.splice(match, 1);
+      return match >= 0;
+    }
+    if (r.amount > room) return false;
     room -= r.amount;
     return true;
   });
