@@ -1,26 +1,14 @@
 /**
  * Genuine flows next to the rules that keep a notification's unsigned details off the order:
  * subscriptions whose recurring details arrive with the first payment's notification, a masked
- * card known only from the notification, a card that changes between attempts, refunds on orders
- * refunded before the ledger (import row) with and without confirmNotifications, a refund made
+ * card known only from the notification, a card that changes between attempts, a refund made
  * before a chargeback found by the sweeper, and a signed in-review body posted with a recurring_id.
+ * (Refunds on orders refunded before the ledger: migrated-refunds.test.ts.)
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reserveRefund } from '../../../server/admin/gateway-actions.js';
-import { takeNotification } from '../../../server/checkout/notification-facts.js';
-import { createCheckoutKit, type CheckoutKit } from '../../../server/kit.js';
-import { createSqliteStore } from '../../../server/orders/stores/sqlite.js';
-import type { Order } from '../../../server/orders/types.js';
-import { ACCOUNT_ID, MERCHANT_ID, startShop, type Shop } from '../../reliability/support/shop.js';
 import { Browser, CARD, cardFields, onlyForm, parseForms, payForm, paymentInput, startHarness, uniqueOrderNo, type Harness, type Page } from '../checkout/journeys-harness.js';
 import { engineSetup, makeOrder } from '../orders/fixtures.js';
 import { post } from './signed-return.js';
-import { held, paidIn, refundBehindTheKit } from './support.js';
 
 const PLAN = { contract_name: 'Tea club', contract_amount: 950, interval: 'month', interval_count: '1' } as const;
 const REVIEW_CARD = '4000000000009235';
@@ -126,74 +114,5 @@ describe('a card that changes between attempts under one order number (engine, r
     const paid = await engine.apply({ orderId: order.id, source: 'notify', outcome: 'approved', transactionId: 'T-B', maskedCard: '555555******4444', confirm: true, dedupeKey: 'n-b' });
     expect(paid.order).toMatchObject({ state: 'paid', transactionId: 'T-B' });
     expect(paid.order?.maskedCard).toBe('555555******4444');
-  });
-});
-
-/** The orders schema as the version before the ledger shipped it. */
-const V1 = execFileSync('git', ['show', '89535b5:server/orders/stores/sql/sqlite/001_orders.sql'], { encoding: 'utf8' });
-
-describe('a staff refund on an order refunded before the ledger, its answer lost, its notification first', () => {
-  let shop: Shop;
-  const dir = mkdtempSync(join(tmpdir(), 'review-notify-'));
-  beforeAll(async () => {
-    shop = await startShop({ notifyTimeScale: 0.00001 });
-    shop.sandbox.faults.add({ kind: 'dropNotification' });
-  });
-  afterAll(async () => {
-    await shop.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  let n = 0;
-  async function upgraded(refunded: number, confirmNotifications: boolean): Promise<{ kit: CheckoutKit; order: Order }> {
-    const paid = await paidIn(shop, `RVM-${Date.now().toString(36)}-${String(++n)}`, 1_000);
-    expect((await refundBehindTheKit(shop, paid, refunded)).ok).toBe(true);
-    const path = join(dir, `v1-${String(n)}.sqlite`);
-    const db = new Database(path);
-    db.exec(V1);
-    db.exec('CREATE TABLE checkout_schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT');
-    db.prepare('INSERT INTO checkout_schema_migrations VALUES (1, ?, ?)').run('orders', Date.now());
-    db.prepare(`INSERT INTO checkout_orders (id, order_no, amount, currency, state, version, transaction_id, captured_amount, refunded_amount, created_at, updated_at)
-      VALUES (?, ?, 1000, 'USD', 'partially_refunded', 3, ?, 1000, ?, 1, 2)`).run(paid.id, paid.orderNo, paid.transactionId, refunded);
-    db.close();
-    const kit = createCheckoutKit({
-      store: createSqliteStore({ path }),
-      gateway: { baseUrl: shop.gateway.baseUrl, merchantId: MERCHANT_ID, accountId: ACCOUNT_ID, signKey: shop.signKey },
-      publicUrl: 'http://127.0.0.1:1/checkout',
-      tokenSecret: 'hostile-token-secret-0123456789abcdef0123',
-      sweeper: { enabled: false },
-      confirmNotifications,
-    });
-    return { kit, order: (await kit.store.get(paid.id))! };
-  }
-
-  async function staffRefundNotifiedFirst(confirmNotifications: boolean): Promise<{ order: Order; rows: [string, string, number][]; status: string }> {
-    const { kit, order } = await upgraded(500, confirmNotifications);
-    try {
-      expect('id' in (await reserveRefund(kit.engine, order, 200, 'staff'))).toBe(true);
-      const made = await refundBehindTheKit(shop, order, 200);
-      expect(made.ok).toBe(true);
-      const note = held(shop, order.orderNo).find((f) => f.refund_reference_id === made.referenceId);
-      expect(note).toBeDefined();
-      const taken = await takeNotification(kit.context, kit.client.notifications.verify(note!));
-      const rows = (await kit.store.listRefunds(order.id)).map((r): [string, string, number] => [r.source, r.status, r.amount]).sort();
-      return { order: (await kit.store.get(order.id))!, rows, status: taken.status };
-    } finally {
-      await kit.close();
-    }
-  }
-
-  it('confirmNotifications: true — the notification settles the pending staff row, no attention', async () => {
-    const { order, rows, status } = await staffRefundNotifiedFirst(true);
-    expect(status).toBe('taken');
-    expect(rows).toEqual([['admin', 'succeeded', 200], ['import', 'succeeded', 500]]);
-    expect(order).toMatchObject({ refundedAmount: 700, attention: null });
-  });
-
-  it('confirmNotifications: false — the gateway\'s own notification of a staff refund settles the pending row, no attention', async () => {
-    const { order, rows, status } = await staffRefundNotifiedFirst(false);
-    expect(status).toBe('taken');
-    expect(rows).toEqual([['admin', 'succeeded', 200], ['import', 'succeeded', 500]]);
-    expect(order).toMatchObject({ refundedAmount: 700, attention: null });
   });
 });

@@ -36,7 +36,7 @@ afterAll(async () => {
 
 let n = 0;
 /** An order paid and refunded `refunded` at the gateway, as the old version's database recorded it. */
-async function upgraded(refunded: number): Promise<{ kit: CheckoutKit; order: Order; close: () => Promise<void> }> {
+async function upgraded(refunded: number, confirmNotifications = true): Promise<{ kit: CheckoutKit; order: Order; close: () => Promise<void> }> {
   const paid = await paidIn(shop, `MIG-${Date.now().toString(36)}-${String(++n)}`, 1_000);
   expect((await refundBehindTheKit(shop, paid, refunded)).ok).toBe(true);
   const path = join(dir, `v1-${String(n)}.sqlite`);
@@ -53,6 +53,7 @@ async function upgraded(refunded: number): Promise<{ kit: CheckoutKit; order: Or
     publicUrl: 'http://127.0.0.1:1/checkout',
     tokenSecret: 'hostile-token-secret-0123456789abcdef0123',
     sweeper: { enabled: false },
+    confirmNotifications,
   });
   const order = (await kit.store.get(paid.id))!;
   return { kit, order, close: () => kit.close() };
@@ -149,5 +150,35 @@ describe('refunds on an order refunded before the ledger existed', () => {
     } finally {
       await close();
     }
+  });
+
+  async function staffRefundNotifiedFirst(confirmNotifications: boolean): Promise<{ order: Order; rows: [string, string, number][]; status: string }> {
+    const { kit, order } = await upgraded(500, confirmNotifications);
+    try {
+      expect('id' in (await reserveRefund(kit.engine, order, 200, 'staff'))).toBe(true);
+      const made = await refundBehindTheKit(shop, order, 200);
+      expect(made.ok).toBe(true);
+      const note = held(shop, order.orderNo).find((f) => f.refund_reference_id === made.referenceId);
+      expect(note).toBeDefined();
+      const taken = await takeNotification(kit.context, kit.client.notifications.verify(note!));
+      const rows = (await kit.store.listRefunds(order.id)).map((r): [string, string, number] => [r.source, r.status, r.amount]).sort();
+      return { order: (await kit.store.get(order.id))!, rows, status: taken.status };
+    } finally {
+      await kit.close();
+    }
+  }
+
+  it('confirmNotifications: true — the notification settles the pending staff row, no attention', async () => {
+    const { order, rows, status } = await staffRefundNotifiedFirst(true);
+    expect(status).toBe('taken');
+    expect(rows).toEqual([['admin', 'succeeded', 200], ['import', 'succeeded', 500]]);
+    expect(order).toMatchObject({ refundedAmount: 700, attention: null });
+  });
+
+  it('confirmNotifications: false — the gateway\'s own notification of a staff refund settles the pending row, no attention', async () => {
+    const { order, rows, status } = await staffRefundNotifiedFirst(false);
+    expect(status).toBe('taken');
+    expect(rows).toEqual([['admin', 'succeeded', 200], ['import', 'succeeded', 500]]);
+    expect(order).toMatchObject({ refundedAmount: 700, attention: null });
   });
 });
