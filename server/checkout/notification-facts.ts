@@ -187,15 +187,15 @@ async function takeDeduction(ctx: KitContext, fact: NotificationFact, parent: Or
  * Details the notification adds to its order: a dispute's reason, or the subscription a first
  * payment started (its notification is often the first fact to name it after the hosted page or
  * 3-D Secure), so the sweeper and the admin find the subscription by `data.recurringId`. The
- * subscription fields are outside the signature: when notifications are confirmed (`confirmed`),
- * only the gateway's answer gives them (engine-facts.ts), whatever outcome the claim reports.
+ * subscription fields are outside the signature: a claim to confirm loses them in the engine,
+ * which takes them from the gateway's answer only.
  */
-function orderDataOf(fact: NotificationFact, order: Order, confirmed: boolean): { orderData?: Record<string, unknown> } {
+function orderDataOf(fact: NotificationFact, order: Order): { orderData?: Record<string, unknown> } {
   // The first reason stays: it is outside the signature, so a later body must not replace it (the
   // engine keeps it only when the gateway confirms the chargeback).
   if (fact.kind === 'dispute' && fact.chargebackReason !== null) return order.data.chargebackReason === undefined ? { orderData: { chargebackReason: fact.chargebackReason.slice(0, 500) } } : {};
   const own = order.parentId === undefined && fact.kind === 'payment' && (order.transactionId === null || order.transactionId === fact.transactionId);
-  const recurring = own && !confirmed ? fact.recurring : null;
+  const recurring = own ? fact.recurring : null;
   const subscription = recurring === null ? undefined : subscriptionData({ recurringId: recurring.recurringId, contractName: recurring.contractName, period: recurring.period });
   // The result code, as the pay answer records it, when the order has none yet: a notification
   // that settles the payment before the answer arrives still leaves the decline's reason on the
@@ -252,7 +252,7 @@ export async function takeNotification(ctx: KitContext, fact: NotificationFact):
     // A refund's notification names the refund: one row of the order's refund ledger, counted
     // once however many times (and by however many roads) it arrives.
     ...(refund ? { refunds: [{ referenceId: (fact.refundReferenceId ?? '').slice(0, 100), amount: fact.refundAmount ?? 0, status: 'succeeded' as const }] } : {}),
-    ...orderDataOf(fact, order, ctx.options.confirmNotifications),
+    ...orderDataOf(fact, order),
     dedupeKey: fact.dedupeKey,
     actor: 'gateway',
     confirm: ctx.options.confirmNotifications,

@@ -94,9 +94,17 @@ export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact, o
     // of them is kept (a refusal claimed of a paid order must not relabel it, nor a chargeback
     // claimed of one give it a reason).
     orderData: undefined,
-    // Subscription details come from the answer alone: the claim's are outside the signature.
-    ...withSubscription(sameOutcome ? withoutSubscriptionData(fact.orderData) : undefined, answer),
+    ...withSubscription(sameOutcome ? fact.orderData : undefined, answer),
   };
+}
+
+/** A claim to confirm without its own subscription details (only the gateway's answer gives them). */
+export function withoutClaimedSubscription(fact: PaymentFact): PaymentFact {
+  if (fact.confirm !== true || fact.orderData === undefined) return fact;
+  const orderData = withoutSubscriptionData(fact.orderData);
+  if (orderData === fact.orderData) return fact;
+  const { orderData: _claimed, ...rest } = fact;
+  return orderData === undefined ? rest : { ...rest, orderData };
 }
 
 /**

@@ -13,7 +13,7 @@ import { silentLogger } from '../logging.js';
 import { merged } from '../objects.js';
 import { withTraceContext } from '../tracing.js';
 import { reportChange } from './order-observer.js';
-import { CONFIRMABLE_OUTCOMES, answerIsBehind, factEvent, factFromAnswer, mismatchOf, vouchedRefunds, withGatewayAnswer, withoutMismatchReasons } from './engine-facts.js';
+import { CONFIRMABLE_OUTCOMES, answerIsBehind, factEvent, factFromAnswer, mismatchOf, vouchedRefunds, withGatewayAnswer, withoutClaimedSubscription, withoutMismatchReasons } from './engine-facts.js';
 import type { EventContext } from './engine-facts.js';
 import type { ApplyOptions, ApplyResult, GatewayOrderFact, PaymentFact, ReconcileEngine, ReconcileEngineOptions } from './engine-types.js';
 import { cardFree, parseFact } from './fact-schema.js';
@@ -296,7 +296,9 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
   }
 
   async function apply(input: PaymentFact, applyOptions: ApplyOptions = {}): Promise<ApplyResult> {
-    const fact = parseFact(input);
+    // A claim asking to be confirmed is not the gateway's word: its subscription details are
+    // dropped, whatever its outcome, and only the gateway's answer gives them (withGatewayAnswer).
+    const fact = withoutClaimedSubscription(parseFact(input));
     const known = applyOptions.known;
     const found = known !== undefined && known.id === fact.orderId ? known : await resolve(fact);
     if (!found) return { status: 'not_found', order: null, reason: 'no order matches this fact' };
