@@ -75,7 +75,9 @@ export function answerIsBehind(claim: PaymentOutcome, answer: PaymentOutcome): b
 export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact, order: Pick<Order, 'maskedCard' | 'transactionId'>): PaymentFact {
   const sameOutcome = answer.outcome === fact.outcome;
   const sameTransaction = order.transactionId === null || answer.transactionId === null || answer.transactionId === order.transactionId;
-  const claimed = sameTransaction ? (order.maskedCard ?? fact.maskedCard) : (fact.maskedCard ?? order.maskedCard);
+  // Another transaction's card only from a claim that names that transaction (signed).
+  const namesAnswer = fact.transactionId != null && fact.transactionId === answer.transactionId;
+  const claimed = sameTransaction ? (order.maskedCard ?? fact.maskedCard) : namesAnswer ? (fact.maskedCard ?? order.maskedCard) : order.maskedCard;
   const masked = answer.maskedCard != null && MASKED_CARD_RE.test(answer.maskedCard) ? answer.maskedCard : claimed;
   return {
     ...fact,

@@ -93,9 +93,12 @@ function listedOf(rows: readonly Refund[], listed: readonly RefundReport[] | und
   const gateway = listed.filter((r) => r.status === 'succeeded').reduce((sum, r) => sum + r.amount, 0);
   let unheld = gateway - refundedTotal(rows);
   const open = rows.filter((r) => r.status === 'pending' && r.referenceId === null).map((r) => r.amount);
+  // Two listed refunds the ledger does not hold with one amount: either may be the one the old
+  // total counts, so neither settles a staff refund (its answer, or query sync later, does).
+  const unheldOf = (amount: number): number => listed.filter((l) => l.status === 'succeeded' && l.amount === amount && !(l.referenceId != null && held.has(l.referenceId))).length;
   const kept = listed.filter((r) => {
     if (r.referenceId != null && held.has(r.referenceId)) return true;
-    const match = r.status === 'succeeded' && r.amount <= unheld ? open.indexOf(r.amount) : -1;
+    const match = r.status === 'succeeded' && r.amount <= unheld && unheldOf(r.amount) === 1 ? open.indexOf(r.amount) : -1;
     if (match < 0) return false;
     open.splice(match, 1);
     unheld -= r.amount;
@@ -110,31 +113,32 @@ function listedOf(rows: readonly Refund[], listed: readonly RefundReport[] | und
 
 /**
  * The claim's own refunds to record. On an order whose ledger holds a total from before the ledger
- * (an `import` row), a reference it does not hold may be one that total already counts: it is
+ * (an `import` row), a reference it does not hold may be one that total already counts. It is
  * recorded only while the gateway's complete list adds up to more than the ledger holds, by at
- * least its amount. Without a list (a notification taken unconfirmed) it is recorded only when it
- * settles a staff refund of the same amount still pending without a reference (its answer lost),
- * and flagged otherwise. The kit's own rows (reports with an id) and held references settle as usual.
+ * least its amount, and never when a staff refund of the same amount is pending without a
+ * reference: the report may be that refund's or an old one, and pairing it with the wrong one
+ * counts money twice, so the staff answer (or the sweeper's refund round) settles that row.
+ * Without a list it is not recorded, and flagged unless such a staff refund explains it. The
+ * kit's own rows (reports with an id) and held references settle as usual.
  */
 function ownOf(rows: readonly Refund[], fact: PaymentFact, order: Order, reasons: string[]): RefundReport[] {
   const own = fact.refunds ?? [];
   if (!rows.some((r) => r.source === 'import' && r.status === 'succeeded')) return own;
   const listed = fact.listedRefunds ?? [];
   let room = listed.filter((r) => r.status === 'succeeded').reduce((sum, r) => sum + r.amount, 0) - refundedTotal(rows);
-  const open = rows.filter((r) => r.status === 'pending' && r.referenceId === null).map((r) => r.amount);
+  const pendingAmounts = new Set(rows.filter((r) => r.status === 'pending' && r.referenceId === null).map((r) => r.amount));
+  let unexplained = false;
   const kept = own.filter((r) => {
     if (r.id !== undefined || (r.referenceId != null && rows.some((row) => row.referenceId === r.referenceId))) return true;
-    if (r.status !== 'succeeded') return false;
-    if (fact.listedRefunds === undefined) {
-      const match = open.indexOf(r.amount);
-      if (match >= 0) open.splice(match, 1);
-      return match >= 0;
+    if (pendingAmounts.has(r.amount)) return false;
+    if (fact.listedRefunds === undefined || r.status !== 'succeeded' || r.amount > room) {
+      unexplained ||= fact.listedRefunds === undefined;
+      return false;
     }
-    if (r.amount > room) return false;
     room -= r.amount;
     return true;
   });
-  if (kept.length < own.length && fact.listedRefunds === undefined) {
+  if (unexplained) {
     reasons.push(`A refund was reported that the refunded total from before the refund ledger may already count: not recorded. Run query sync (it compares the gateway's refunds with that total) or check the refunds in the gateway portal.`);
   }
   return kept;

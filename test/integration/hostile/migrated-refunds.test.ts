@@ -161,8 +161,19 @@ describe('refunds on an order refunded before the ledger existed', () => {
       const note = held(shop, order.orderNo).find((f) => f.refund_reference_id === made.referenceId);
       expect(note).toBeDefined();
       const taken = await takeNotification(kit.context, kit.client.notifications.verify(note!));
-      const rows = (await kit.store.listRefunds(order.id)).map((r): [string, string, number] => [r.source, r.status, r.amount]).sort();
-      return { order: (await kit.store.get(order.id))!, rows, status: taken.status };
+      const rowsOf = async (): Promise<[string, string, number][]> =>
+        (await kit.store.listRefunds(order.id)).map((r): [string, string, number] => [r.source, r.status, r.amount]).sort();
+      if (!confirmNotifications) {
+        // Unconfirmed, the report could be the old refund's as well as the staff refund's: it settles nothing.
+        expect(await rowsOf()).toEqual([['admin', 'pending', 200], ['import', 'succeeded', 500]]);
+        await new Promise((r) => setTimeout(r, 5));
+        const sweeper = createSweeper({
+          engine: kit.engine, store: kit.store, gateway: createGatewayPort(kit.client),
+          stuckAfterMs: 60_000, expireAfterMs: 120_000, refundSettleAfterMs: 1, refundFailAfterMs: 3_600_000,
+        });
+        await sweeper.runOnce();
+      }
+      return { order: (await kit.store.get(order.id))!, rows: await rowsOf(), status: taken.status };
     } finally {
       await kit.close();
     }
@@ -175,10 +186,80 @@ describe('refunds on an order refunded before the ledger existed', () => {
     expect(order).toMatchObject({ refundedAmount: 700, attention: null });
   });
 
-  it('confirmNotifications: false — the gateway\'s own notification of a staff refund settles the pending row, no attention', async () => {
+  it('confirmNotifications: false — the staff refund\'s own notification leaves its row pending, no attention; the sweeper\'s refund round settles it', async () => {
     const { order, rows, status } = await staffRefundNotifiedFirst(false);
     expect(status).toBe('taken');
     expect(rows).toEqual([['admin', 'succeeded', 200], ['import', 'succeeded', 500]]);
     expect(order).toMatchObject({ refundedAmount: 700, attention: null });
   });
+
+  for (const confirm of [false, true]) {
+    it(`confirmNotifications ${String(confirm)}: staff refund of the same amount reserved (not made), the OLD refund's notification redelivered: not counted twice`, async () => {
+      const { kit, order } = await upgraded(300, confirm);
+      try {
+        expect('id' in (await reserveRefund(kit.engine, order, 300, 'staff'))).toBe(true);
+        const note = held(shop, order.orderNo).find((f) => f.refund_reference_id !== undefined);
+        expect(note).toBeDefined();
+        await takeNotification(kit.context, kit.client.notifications.verify(note!));
+        expect(await problems(kit, order)).toEqual([]);
+      } finally {
+        await kit.close();
+      }
+    });
+
+    it(`confirmNotifications ${String(confirm)}: a staff refund of the same amount reserved, the old refund's notification redelivered, then the gateway refuses the staff refund: the ledger goes back to the gateway's total`, async () => {
+      const { kit, order } = await upgraded(300, confirm);
+      try {
+        const reserved = await reserveRefund(kit.engine, order, 300, 'staff');
+        const id = (reserved as { id: string }).id;
+        const note = held(shop, order.orderNo).find((f) => f.refund_reference_id !== undefined)!;
+        await takeNotification(kit.context, kit.client.notifications.verify(note));
+        await kit.engine.apply({ orderId: order.id, source: 'admin', actor: 'staff', outcome: 'unknown', refunds: [{ id, amount: 300, status: 'failed' }] });
+        expect(await problems(kit, order)).toEqual([]);
+      } finally {
+        await kit.close();
+      }
+    });
+
+    it(`confirmNotifications ${String(confirm)}: staff refund of the same amount made (answer on its way), the OLD refund's notification redelivered first, then the staff answer: gateway total`, async () => {
+      const { kit, order } = await upgraded(300, confirm);
+      try {
+        const reserved = await reserveRefund(kit.engine, order, 300, 'staff');
+        expect('id' in reserved).toBe(true);
+        const id = (reserved as { id: string }).id;
+        const made = await refundBehindTheKit(shop, order, 300);
+        expect(made.ok).toBe(true);
+        const old = held(shop, order.orderNo).find((f) => f.refund_reference_id !== undefined && f.refund_reference_id !== made.referenceId);
+        expect(old).toBeDefined();
+        await takeNotification(kit.context, kit.client.notifications.verify(old!));
+        // The staff answer arrives (applyOutcome's refund report).
+        await kit.engine.apply({ orderId: order.id, source: 'admin', actor: 'staff', outcome: 'unknown', refunds: [{ id, referenceId: made.referenceId, amount: 300, status: 'succeeded' }] });
+        // And the gateway's own notification of the staff refund.
+        const mine = held(shop, order.orderNo).find((f) => f.refund_reference_id === made.referenceId);
+        await takeNotification(kit.context, kit.client.notifications.verify(mine!));
+        expect(await problems(kit, order)).toEqual([]);
+      } finally {
+        await kit.close();
+      }
+    });
+
+    it(`confirmNotifications ${String(confirm)}: parallel: old refund redelivered twice and the staff refund's notification at once`, async () => {
+      const { kit, order } = await upgraded(300, confirm);
+      try {
+        const reserved = await reserveRefund(kit.engine, order, 300, 'staff');
+        const id = (reserved as { id: string }).id;
+        const made = await refundBehindTheKit(shop, order, 300);
+        const old = held(shop, order.orderNo).find((f) => f.refund_reference_id !== undefined && f.refund_reference_id !== made.referenceId)!;
+        const mine = held(shop, order.orderNo).find((f) => f.refund_reference_id === made.referenceId)!;
+        const v = (f: Record<string, string>) => kit.client.notifications.verify(f);
+        await Promise.all([
+          takeNotification(kit.context, v(old)), takeNotification(kit.context, v(mine)), takeNotification(kit.context, v(old)),
+          kit.engine.apply({ orderId: order.id, source: 'admin', actor: 'staff', outcome: 'unknown', refunds: [{ id, referenceId: made.referenceId, amount: 300, status: 'succeeded' }] }),
+        ]);
+        expect(await problems(kit, order)).toEqual([]);
+      } finally {
+        await kit.close();
+      }
+    });
+  }
 });
