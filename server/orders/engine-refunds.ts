@@ -127,18 +127,14 @@ function ownOf(rows: readonly Refund[], fact: PaymentFact, order: Order, reasons
   const listed = fact.listedRefunds ?? [];
   let room = listed.filter((r) => r.status === 'succeeded').reduce((sum, r) => sum + r.amount, 0) - refundedTotal(rows);
   const pendingAmounts = new Set(rows.filter((r) => r.status === 'pending' && r.referenceId === null).map((r) => r.amount));
-  let unexplained = false;
   const kept = own.filter((r) => {
     if (r.id !== undefined || (r.referenceId != null && rows.some((row) => row.referenceId === r.referenceId))) return true;
-    if (pendingAmounts.has(r.amount)) return false;
-    if (fact.listedRefunds === undefined || r.status !== 'succeeded' || r.amount > room) {
-      unexplained ||= fact.listedRefunds === undefined;
-      return false;
-    }
+    if (pendingAmounts.has(r.amount) || fact.listedRefunds === undefined || r.status !== 'succeeded' || r.amount > room) return false;
     room -= r.amount;
     return true;
   });
-  if (unexplained) {
+  // Without a list, a dropped report no pending staff refund explains is for staff.
+  if (fact.listedRefunds === undefined && own.some((r) => !kept.includes(r) && !pendingAmounts.has(r.amount))) {
     reasons.push(`A refund was reported that the refunded total from before the refund ledger may already count: not recorded. Run query sync (it compares the gateway's refunds with that total) or check the refunds in the gateway portal.`);
   }
   return kept;
