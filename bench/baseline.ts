@@ -15,12 +15,13 @@
  *
  * Reports its origin over IPC, then answers `cpu`, `memory` and `exit`.
  */
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import Database from 'better-sqlite3';
 import express from 'express';
 import { silentLogger } from '../server/logging.js';
 import { configureDurability, createDurableWrites } from '../server/orders/stores/sqlite-durable.js';
 import { listenCounting } from './counting-server.js';
+import { upstreamCall } from './upstream-wire.js';
 import type { BaselineConfig, MemoryResult } from './protocol.js';
 
 interface Persist {
@@ -87,26 +88,6 @@ async function postgresRows(url: string, schema: string): Promise<Persist> {
 const config = JSON.parse(process.argv[2] ?? '{"kind":"bare"}') as BaselineConfig;
 const persist: Persist | null =
   config.store === undefined ? null : 'pg' in config.store ? await postgresRows(config.store.pg, config.store.schema) : sqliteRows(config.store.sqlite, config.store.simple === true);
-
-/** One keep-alive POST to the upstream; resolves with its answer's text. */
-function upstreamCall(agent: Agent, url: URL, body: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { agent, hostname: url.hostname, port: url.port, path: '/v1/authorise', method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          resolve(text);
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const app = express();
 const form = express.urlencoded({ extended: false });

@@ -20,8 +20,8 @@ import type { OrderStore } from '../server/orders/store.js';
 import type { Sandbox, SandboxListener } from '../server/sandbox/index.js';
 import type { CaptureMode } from '../server/sandbox/types.js';
 import { listenCounting } from './counting-server.js';
-import type { PgTarget } from './protocol.js';
-import { renderFloorHandlers, storeFloorHandlers } from './store-floor.js';
+import type { PgTarget, StoreFloor } from './protocol.js';
+import { payDirectFloorHandlers, renderFloorHandlers, storeFloorHandlers } from './store-floor.js';
 
 export const MERCHANT_ID = '701001';
 export const ACCOUNT_ID = '701001010';
@@ -61,8 +61,11 @@ export interface FixtureOptions {
    */
   sqlite?: { backgroundSync?: boolean; backgroundCheckpoints?: boolean };
   gatewayFetch?: typeof fetch;
-  /** Serve the store's part of notify or render alone (bench/store-floor.ts) instead of the kit's routes. */
-  storeFloor?: 'notify' | 'render' | undefined;
+  /**
+   * Serve the store's part of notify, render or pay_direct alone (bench/store-floor.ts) instead of
+   * the kit's routes; pay_direct's calls `gatewayUrl` as the gateway baseline calls its upstream.
+   */
+  storeFloor?: StoreFloor | undefined;
 }
 
 export interface Fixture {
@@ -114,6 +117,7 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
   });
   if (options.storeFloor === 'notify') app.post('/checkout/notify', ...storeFloorHandlers(store));
   else if (options.storeFloor === 'render') app.post('/checkout/pay/:token', ...renderFloorHandlers(store, kit.context.tokens));
+  else if (options.storeFloor === 'pay_direct') app.post('/checkout/pay/:token', ...payDirectFloorHandlers(store, kit.context.tokens, gatewayUrl));
   else app.use('/checkout', kit.router);
 
   return {

@@ -14,6 +14,7 @@ import { BATCH_LIMITS } from '../server/gateway/schemas/batch.js';
 import type { SweepReport } from '../server/orders/sweeper.js';
 import { startFixture, type Fixture } from './fixture.js';
 import type { CaptureResult, Finished, HostCommand, HostVariant, MemoryResult, PgTarget, Prepared, Scenario, SweepResult } from './protocol.js';
+import { STORE_FLOORS } from './protocol.js';
 import { serveCommands } from './serve-commands.js';
 
 /** When set, a V8 CPU profile of each measured window is written there (what --cpu-prof gives, minus start-up). */
@@ -32,7 +33,7 @@ const promotedOnly = process.argv[4] === 'promoted';
 const inspector = profileDir === undefined ? null : new Session();
 inspector?.connect();
 /** The state each scenario moves its orders to. */
-const TARGET_STATE: Record<Scenario, string> = { notify: 'paid', notify_store: 'paid', notify_confirmed: 'paid', pay_direct: 'paid', render: 'pending', render_store: 'pending', notify_pg: 'paid', pay_direct_pg: 'paid' };
+const TARGET_STATE: Record<Scenario, string> = { notify: 'paid', notify_store: 'paid', notify_confirmed: 'paid', pay_direct: 'paid', pay_direct_store: 'paid', render: 'pending', render_store: 'pending', notify_pg: 'paid', pay_direct_pg: 'paid' };
 
 let active: { fixture: Fixture; scenario: Scenario; cpu: NodeJS.CpuUsage } | null = null;
 let windows = 0;
@@ -65,7 +66,7 @@ const seconds = (since: bigint): number => Number(process.hrtime.bigint() - sinc
 async function prepare(scenario: Scenario, dir: string, gatewayUrl: string | null, pg: PgTarget | undefined): Promise<Prepared> {
   if (active !== null) await finish();
   const fixture = await startFixture({
-    dir, gatewayUrl, confirmNotifications: scenario === 'notify_confirmed', storeFloor: scenario === 'notify_store' ? 'notify' : scenario === 'render_store' ? 'render' : undefined,
+    dir, gatewayUrl, confirmNotifications: scenario === 'notify_confirmed', storeFloor: STORE_FLOORS[scenario],
     ...(pg === undefined ? {} : { pg }), ...(sqlite === undefined ? {} : { sqlite }), ...(gatewayFetch === undefined ? {} : { gatewayFetch }),
   });
   globalThis.gc?.();

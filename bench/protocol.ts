@@ -14,8 +14,12 @@ export interface LoadRequest {
   body?: string;
 }
 
-export type Scenario = 'notify' | 'notify_store' | 'notify_confirmed' | 'pay_direct' | 'render' | 'render_store' | 'notify_pg' | 'pay_direct_pg';
-export const SCENARIOS: readonly Scenario[] = ['notify', 'notify_store', 'notify_confirmed', 'pay_direct', 'render', 'render_store', 'notify_pg', 'pay_direct_pg'];
+export type Scenario = 'notify' | 'notify_store' | 'notify_confirmed' | 'pay_direct' | 'pay_direct_store' | 'render' | 'render_store' | 'notify_pg' | 'pay_direct_pg';
+export const SCENARIOS: readonly Scenario[] = ['notify', 'notify_store', 'notify_confirmed', 'pay_direct', 'pay_direct_store', 'render', 'render_store', 'notify_pg', 'pay_direct_pg'];
+/** The routes whose store part is measured alone (bench/store-floor.ts). */
+export type StoreFloor = 'notify' | 'render' | 'pay_direct';
+/** The store-part scenario of each route that has one, and the route it belongs to. */
+export const STORE_FLOORS: Readonly<Partial<Record<Scenario, StoreFloor>>> = { notify_store: 'notify', render_store: 'render', pay_direct_store: 'pay_direct' };
 
 /** The baseline servers, each the one before plus one step (bench/baseline.ts). */
 export type BaselineName = 'baseline' | 'durable_baseline' | 'gateway_baseline' | 'pg_durable_baseline' | 'pg_gateway_baseline';

@@ -27,12 +27,12 @@ import { randomUUID } from 'node:crypto';
 import { benchFile, runJob, runLoad, startChild, useCompiled, type Child } from './children.js';
 import { measureFsync } from './disk.js';
 import { ACCOUNT_ID, MERCHANT_ID } from './fixture.js';
-import { metricsNotifyCostPct } from './metrics-cost.js';
-import type { BaselineConfig, BaselineName, CaptureResult, Finished, GatewayCommand, GatewayCpu, HostCommand, HostVariant, LoadJob, LoadResult, MemoryResult, OpenedGateway, PgTarget, Prepared, Scenario, SeedJob, SeedOutput, SweepResult } from './protocol.js';
+import type { BaselineConfig, BaselineName, CaptureResult, Finished, GatewayCommand, GatewayCpu, HostCommand, HostVariant, LoadJob, MemoryResult, OpenedGateway, PgTarget, Prepared, Scenario, SeedJob, SeedOutput, SweepResult } from './protocol.js';
 import { SCENARIOS } from './protocol.js';
 import { dropSchema } from './pg-schema.js';
 import { notificationRequest } from './seed.js';
-import { rows, textTable, type BenchResults } from './targets.js';
+import { figures, type Run } from './results.js';
+import { rows, textTable } from './targets.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -91,10 +91,10 @@ const SERVER_NODE_FLAGS: string[] = args['server-flags']?.split(' ').filter((f) 
 /** Sizes the first round's order lists before any baseline was measured (req/s). */
 const FIRST_BASELINE_GUESS = 10_000;
 /** First guess of each scenario's share of the bare baseline, to size its order list. */
-const GUESS: Record<Scenario, number> = { notify: 0.6, notify_store: 0.8, notify_confirmed: 0.3, pay_direct: 0.15, render: 0.35, render_store: 0.8, notify_pg: 0.3, pay_direct_pg: 0.1 };
+const GUESS: Record<Scenario, number> = { notify: 0.6, notify_store: 0.8, notify_confirmed: 0.3, pay_direct: 0.15, pay_direct_store: 0.4, render: 0.35, render_store: 0.8, notify_pg: 0.3, pay_direct_pg: 0.1 };
 /** The baseline each route is paired with: the same bare route doing the durable writes and gateway calls the route must. */
 const PAIRED: Record<Scenario, BaselineName> = {
-  notify: 'durable_baseline', notify_store: 'durable_baseline', render: 'durable_baseline', render_store: 'durable_baseline', pay_direct: 'gateway_baseline', notify_confirmed: 'gateway_baseline',
+  notify: 'durable_baseline', notify_store: 'durable_baseline', render: 'durable_baseline', render_store: 'durable_baseline', pay_direct: 'gateway_baseline', pay_direct_store: 'gateway_baseline', notify_confirmed: 'gateway_baseline',
   notify_pg: 'pg_durable_baseline', pay_direct_pg: 'pg_gateway_baseline',
 };
 /** Each baseline is paired with the one it adds a step to. */
@@ -104,27 +104,15 @@ const CHAIN: Record<Exclude<BaselineName, 'baseline'>, BaselineName> = {
 /** Durable rows each request of a baseline stores. */
 const ROWS_PER_REQUEST: Record<BaselineName, number> = { baseline: 0, durable_baseline: 1, gateway_baseline: 2, pg_durable_baseline: 1, pg_gateway_baseline: 2 };
 const PG_SCENARIOS: readonly Scenario[] = ['notify_pg', 'pay_direct_pg'];
+/** The requests each scenario is sent: its route's own. */
+const SEED_KIND: Record<Scenario, SeedJob['kind']> = {
+  notify: 'notify', notify_store: 'notify', notify_confirmed: 'notify', notify_pg: 'notify', render: 'render', render_store: 'render',
+  pay_direct: 'pay_direct', pay_direct_store: 'pay_direct', pay_direct_pg: 'pay_direct',
+};
 
 const log = (text: string): void => {
   process.stderr.write(`${text}\n`);
 };
-const median = (xs: number[]): number => {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-
-interface Run {
-  name: BaselineName | Scenario;
-  round: number;
-  load: LoadResult;
-  finished?: Finished;
-  /** The baseline run measured just before this scenario run. */
-  baseline?: Run;
-  /** CPU µs per request of the gateway process (the sandbox) over the run, when the scenario used it. */
-  gatewayCpuUsPerRequest?: number;
-}
 
 function baselineRequests(count: number): string {
   const file = join(workDir, 'baseline-requests.json');
@@ -203,6 +191,8 @@ async function main(): Promise<void> {
    */
   const openGateway = async (dir: string, scenario: Scenario | 'sweep' | 'capture'): Promise<string | null> => {
     if (scenario === 'notify_confirmed') return null;
+    // pay_direct's store part calls the gateway baseline's upstream, as that baseline does.
+    if (scenario === 'pay_direct_store') return upstreamUrl;
     const command: GatewayCommand = { cmd: 'open', dir, captureMode: scenario === 'capture' ? 'manual' : 'auto', dropNotifications: scenario.startsWith('pay_direct') };
     return (await gateway.send<OpenedGateway>(command)).url;
   };
@@ -259,7 +249,7 @@ async function main(): Promise<void> {
         const lastBaseline = runs.findLast((r) => r.name === 'baseline')?.load.rps ?? FIRST_BASELINE_GUESS;
         const rps = Math.max(...previous, lastBaseline * GUESS[scenario]);
         const count = Math.min(config.maxOrders, Math.ceil(rps * 1.5 * (config.duration + config.warmup)) + 4 * config.connections);
-        const kind = scenario === 'notify_confirmed' || scenario === 'notify_pg' || scenario === 'notify_store' ? 'notify' : scenario === 'pay_direct_pg' ? 'pay_direct' : scenario === 'render_store' ? 'render' : scenario;
+        const kind = SEED_KIND[scenario];
         const pg = PG_SCENARIOS.includes(scenario) ? pgSchema(scenario) ?? undefined : undefined;
         const seedJob: SeedJob = { dir: scenarioDir(scenario), kind, count, ...(pg === undefined ? {} : { pg }) };
         log(`${scenario.padEnd(16)} round ${String(round)}: seeding ${String(count)} orders${pg === undefined ? '' : ` in PostgreSQL schema ${pg.schema}`}`);
@@ -270,14 +260,15 @@ async function main(): Promise<void> {
         const { dir } = seedJob;
         const gatewayUrl = await openGateway(dir, scenario);
         // The gateway process's CPU counts from here (warm-up included, as the server's).
-        if (gatewayUrl !== null) await gateway.send({ cmd: 'cpu' });
+        const sandboxUsed = gatewayUrl !== null && gatewayUrl !== upstreamUrl;
+        if (sandboxUsed) await gateway.send({ cmd: 'cpu' });
         const prepared = await host.send<Prepared>({ cmd: 'prepare', scenario, dir, gatewayUrl, ...(pg === undefined ? {} : { pg }) });
         const load = await runLoad(job(prepared.url, seeded?.requestsFile ?? ''));
         const run: Run = { name: scenario, round, load, finished: await host.send<Finished>({ cmd: 'finish' }), baseline: paired };
         // Asked once the server has had every answer: no gateway request is left in flight.
-        const gatewayCpu = gatewayUrl === null ? null : await gateway.send<GatewayCpu>({ cmd: 'cpu' });
+        const gatewayCpu = sandboxUsed ? await gateway.send<GatewayCpu>({ cmd: 'cpu' }) : null;
         if (gatewayCpu !== null && gatewayCpu.requests > 0) run.gatewayCpuUsPerRequest = gatewayCpu.cpuUsPerRequest;
-        await gateway.send({ cmd: 'close' });
+        if (sandboxUsed) await gateway.send({ cmd: 'close' });
         if (pg !== undefined) await dropSchema(pg);
         check(run, prepared.expectStatus);
         log(`  ${await memoryLine(`${scenario} ${String(round)}`)}`);
@@ -309,76 +300,7 @@ async function main(): Promise<void> {
     const memory = await host.send<MemoryResult>({ cmd: 'memory' });
     const baselineMemory = await baseline.send<MemoryResult>({ cmd: 'memory' });
 
-    const rpsOf = (name: Run['name']): number => median(runs.filter((r) => r.name === name).map((r) => r.load.rps));
-    const p99Of = (name: Run['name']): number => median(runs.filter((r) => r.name === name).map((r) => r.load.p99Ms));
-    const cpuOf = (name: Run['name']): number => median(runs.filter((r) => r.name === name).map((r) => r.finished?.cpuUsPerRequest ?? NaN));
-    const baselineRps = rpsOf('baseline');
-    // Each ratio pairs runs seconds apart, so a drift in the machine's load cancels out.
-    const ratioOf = (name: Run['name']): number => median(runs.filter((r) => r.name === name && r.baseline !== undefined).map((r) => r.load.rps / (r.baseline?.load.rps ?? NaN)));
-    const cpuRatioOf = (name: Run['name']): number =>
-      median(runs.filter((r) => r.name === name && r.baseline !== undefined).map((r) => (r.finished?.cpuUsPerRequest ?? NaN) / (r.baseline?.finished?.cpuUsPerRequest ?? NaN)));
-    /** The p99 of the baseline runs paired with `name`'s runs. */
-    const pairedP99Of = (name: Scenario): number => median(runs.filter((r) => r.name === name).map((r) => r.baseline?.load.p99Ms ?? NaN));
-    /** A route's rate over its store part's in the same round (median of the rounds). */
-    const overStore = (route: Scenario, store: Scenario): number =>
-      median(runs.filter((r) => r.name === route).map((r) => r.load.rps / (runs.find((s) => s.name === store && s.round === r.round)?.load.rps ?? NaN)));
-    const sweepSeconds = (count: number | undefined): number => median(sweeps.filter((w) => w.orders === count).map((w) => w.seconds));
-    const small = sweepSeconds(config.sweeps[0]);
-    const large = sweepSeconds(config.sweeps[1]);
-    const results: BenchResults = {
-      baseline_rps: baselineRps,
-      durable_baseline_rps: rpsOf('durable_baseline'),
-      durable_ratio: ratioOf('durable_baseline'),
-      gateway_baseline_rps: rpsOf('gateway_baseline'),
-      gateway_ratio: ratioOf('gateway_baseline'),
-      notify_rps: rpsOf('notify'),
-      notify_ratio: ratioOf('notify'),
-      notify_store_rps: rpsOf('notify_store'),
-      notify_store_ratio: ratioOf('notify_store'),
-      notify_over_store: overStore('notify', 'notify_store'),
-      render_rps: rpsOf('render'),
-      render_ratio: ratioOf('render'),
-      render_store_rps: rpsOf('render_store'),
-      render_store_ratio: ratioOf('render_store'),
-      render_over_store: overStore('render', 'render_store'),
-      pay_direct_rps: rpsOf('pay_direct'),
-      pay_direct_ratio: ratioOf('pay_direct'),
-      notify_confirmed_rps: rpsOf('notify_confirmed'),
-      notify_confirmed_ratio: ratioOf('notify_confirmed'),
-      cpu_us_baseline: cpuOf('baseline'),
-      cpu_us_durable_baseline: cpuOf('durable_baseline'),
-      cpu_us_gateway_baseline: cpuOf('gateway_baseline'),
-      cpu_us_notify: cpuOf('notify'),
-      cpu_ratio_notify: cpuRatioOf('notify'),
-      cpu_us_notify_store: cpuOf('notify_store'),
-      cpu_us_render: cpuOf('render'),
-      cpu_us_render_store: cpuOf('render_store'),
-      cpu_ratio_render: cpuRatioOf('render'),
-      cpu_us_pay_direct: cpuOf('pay_direct'),
-      cpu_ratio_pay_direct: cpuRatioOf('pay_direct'),
-      cpu_us_gateway_pay_direct: median(runs.filter((r) => r.name === 'pay_direct').map((r) => r.gatewayCpuUsPerRequest ?? NaN)),
-      cpu_us_notify_confirmed: cpuOf('notify_confirmed'),
-      cpu_ratio_notify_confirmed: cpuRatioOf('notify_confirmed'),
-      p99_ms_baseline: p99Of('baseline'),
-      p99_ms_durable_baseline: pairedP99Of('notify'),
-      p99_ms_notify: p99Of('notify'),
-      pg_durable_baseline_rps: rpsOf('pg_durable_baseline'),
-      pg_gateway_baseline_rps: rpsOf('pg_gateway_baseline'),
-      notify_pg_rps: rpsOf('notify_pg'),
-      notify_pg_ratio: ratioOf('notify_pg'),
-      cpu_ratio_notify_pg: cpuRatioOf('notify_pg'),
-      pay_direct_pg_rps: rpsOf('pay_direct_pg'),
-      pay_direct_pg_ratio: ratioOf('pay_direct_pg'),
-      cpu_ratio_pay_direct_pg: cpuRatioOf('pay_direct_pg'),
-      sweep_10k_s: small,
-      sweep_100k_s: large,
-      sweep_scaling: large / small,
-      batch_capture_1000_s: capture.seconds,
-      rss_mb_peak: memory.rssPeakMb,
-      rss_mb_idle: idle.rssNowMb,
-      heap_mb_live_max: liveHeap,
-      metrics_notify_cost_pct: await metricsNotifyCostPct(rpsOf('notify')),
-    };
+    const results = await figures({ runs, sweeps, capture, sweepOrders: config.sweeps, rssPeakMb: memory.rssPeakMb, rssIdleMb: idle.rssNowMb, liveHeapMb: liveHeap });
     const document = {
       ...results,
       mode: quick ? 'quick' : 'full',

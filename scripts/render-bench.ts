@@ -58,7 +58,7 @@ const roundRatios = (name: string, pick: 'ratio' | 'cpu_ratio'): string =>
     .filter((r) => r.name === name && r[pick] !== undefined)
     .map((r) => (r[pick] ?? NaN).toFixed(2))
     .join(', ');
-const PAIRS = ['durable_baseline', 'gateway_baseline', 'pg_durable_baseline', 'pg_gateway_baseline', 'notify', 'notify_store', 'render', 'render_store', 'pay_direct', 'notify_confirmed', 'notify_pg', 'pay_direct_pg'];
+const PAIRS = ['durable_baseline', 'gateway_baseline', 'pg_durable_baseline', 'pg_gateway_baseline', 'notify', 'notify_store', 'render', 'render_store', 'pay_direct', 'pay_direct_store', 'notify_confirmed', 'notify_pg', 'pay_direct_pg'];
 const pairedName = (name: string): string => results.runs.find((r) => r.name === name)?.paired_with ?? '—';
 const present = PAIRS.filter((name) => results.runs.some((r) => r.name === name && r.ratio !== undefined));
 const ratioLines = present.map((name) => `| ${name} | ${pairedName(name)} | ${roundRatios(name, 'ratio')} | ${roundRatios(name, 'cpu_ratio')} |`);
@@ -172,7 +172,11 @@ const lines: string[] = [
   '  for a fresh order: validation, the order marked submitted, `authorise` to the gateway process over',
   '  keep-alive HTTP, its XML answer parsed and applied, 303 to the result page. The sandbox\'s',
   '  notification of each payment is dropped (sandbox fault `dropNotification`): it is another request,',
-  '  measured by the notify figures.',
+  '  measured by the notify figures. `pay_direct_store` is its store part alone (`bench/store-floor.ts`), on',
+  '  the gateway baseline\'s terms: the same requests over the same seeded orders, the order its pay token',
+  '  names read by id, the submission\'s compare-and-set to `pending`, the gateway baseline\'s own keep-alive',
+  '  POST to the bare upstream, then the answer\'s compare-and-set to `paid` with the patch and event the',
+  '  engine writes for an approved answer, 303; no card checks, request building, signing or XML reading.',
   '- **render.** The same route with the hosted-page method: the signed checkout request is built and',
   '  checked, the order marked submitted and moved to `pending`, and the auto-submitting page rendered.',
   '  `render_store` is its store part alone (`bench/store-floor.ts`), as `notify_store` is notify\'s: the same',

@@ -62,7 +62,7 @@ describe('npm run bench -- --quick', () => {
     expect(fsync.p99_us).toBeGreaterThanOrEqual(fsync.p50_us);
     // Every run answered what its route answers: the benchmark measured real work.
     const runs = results.runs as { name: string; paired_with?: string; requests: number; statusCounts: Record<string, number>; server_cpu_us_per_request: number }[];
-    const sqliteRoutes = ['notify', 'notify_store', 'notify_confirmed', 'pay_direct', 'render', 'render_store'];
+    const sqliteRoutes = ['notify', 'notify_store', 'notify_confirmed', 'pay_direct', 'pay_direct_store', 'render', 'render_store'];
     const pgRoutes = postgres ? ['notify_pg', 'pay_direct_pg'] : [];
     const floors = ['baseline', 'durable_baseline', 'gateway_baseline', ...(postgres ? ['pg_durable_baseline', 'pg_gateway_baseline'] : [])];
     expect(new Set(runs.map((r) => r.name))).toEqual(new Set([...floors, ...sqliteRoutes, ...pgRoutes]));
@@ -78,10 +78,10 @@ describe('npm run bench -- --quick', () => {
     // run of its own floor: the pairs its ratios are made of.
     const chain = ['baseline', 'durable_baseline', 'gateway_baseline', ...(postgres ? ['baseline', 'pg_durable_baseline', 'pg_gateway_baseline'] : [])];
     const paired: Record<string, string> = {
-      notify: 'durable_baseline', notify_store: 'durable_baseline', notify_confirmed: 'gateway_baseline', pay_direct: 'gateway_baseline', render: 'durable_baseline', render_store: 'durable_baseline',
+      notify: 'durable_baseline', notify_store: 'durable_baseline', notify_confirmed: 'gateway_baseline', pay_direct: 'gateway_baseline', pay_direct_store: 'gateway_baseline', render: 'durable_baseline', render_store: 'durable_baseline',
       notify_pg: 'pg_durable_baseline', pay_direct_pg: 'pg_gateway_baseline',
     };
-    const routes = ['notify', 'notify_store', 'notify_confirmed', 'pay_direct', 'render', 'render_store', ...pgRoutes];
+    const routes = ['notify', 'notify_store', 'notify_confirmed', 'pay_direct', 'pay_direct_store', 'render', 'render_store', ...pgRoutes];
     expect(runs.map((r) => r.name)).toEqual([...chain, ...routes.flatMap((name) => [paired[name], name])]);
     for (const [i, run] of runs.entries()) {
       if (run.paired_with !== undefined) expect(run.paired_with, run.name).toBe(runs[i - 1]?.name);
