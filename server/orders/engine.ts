@@ -25,6 +25,7 @@ import { BUSY, createOrderLocks } from './order-lock.js';
 import { impliedCapture, planFact } from './engine-plan.js';
 import type { Plan } from './engine-plan.js';
 import { isRefundFact, ledgerStep } from './engine-refunds.js';
+import { createRecentAnswers } from './recent-answers.js';
 import { mergeAttention, REQUESTED_CAPTURE, requestedCaptureOf } from './state-machine.js';
 import type { Order, OrderEvent, OrderPatch } from './types.js';
 
@@ -75,6 +76,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
   const now = options.now ?? ((): Date => new Date());
   const locks = createOrderLocks({ store, leaseMs: options.leaseMs ?? 30_000, waitMs: options.leaseWaitMs ?? 2_000, logger });
   let calls = 0;
+  const answers = createRecentAnswers();
   const outbox = createOutboxDispatcher({ ...options.outbox, store, hooks, logger, owner: `${owner}-outbox`, observer: options.observer });
   /** The hook calls a change owes, for the compare-and-set that stores it. */
   const owing = (change: StoredChange, order: Order): TransitionExtras | undefined => {
@@ -124,6 +126,22 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       throw new ConfigError('gateway', 'confirming a payment needs the gateway query', 'pass `gateway` (a GatewayPort) to createReconcileEngine');
     }
     return (await gateway.queryOrders([orderNo])).get(orderNo) ?? null;
+  }
+
+  /**
+   * The gateway's answer for a claim to confirm. While the order's quiet run is full, its
+   * notifications change nothing (a signed body posted again with other unsigned fields): they
+   * reuse the answer asked for this version of the order within the last RECENT_ANSWER_MS, so a
+   * flood costs a query per window, not per post. The quiet run is read only when there is such
+   * an answer; posts for one order already wait their turn (`locks.run`), so they share it.
+   */
+  async function confirmingAnswer(order: Order): Promise<GatewayOrderFact | null> {
+    const at = now().getTime();
+    const recent = answers.recent(order, at);
+    if (recent !== undefined && (await quietLogFull(order.id))) return recent.answer;
+    const answer = await queryGateway(order.orderNo);
+    answers.keep(order, answer, at);
+    return answer;
   }
 
   /** Records the mismatch and flags the order in one atomic step. Never applies the fact. */
@@ -193,7 +211,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     /** Why the claim stays unconfirmed (not seen) although the gateway's answer was applied. */
     let unconfirmed: string | undefined;
     if (confirming) {
-      const answer = await queryGateway(order.orderNo);
+      const answer = await confirmingAnswer(order);
       if (!answer) {
         // Not under the fact's dedupe key: a retried notification must be applied once the gateway knows the order.
         const reason = 'the gateway does not know this order (yet)';
@@ -311,6 +329,8 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       ? await locks.run(found.id, applyOptions.leaseOwner ?? `${owner}#${++calls}`, heldLease, () => settle(found.id, fact, reused, true))
       : await locks.serial(found.id, (waited) => settle(found.id, fact, waited ? undefined : found));
     if (settled === BUSY) return { status: 'busy', order: found, reason: 'another process holds the order lease' };
+    // A write makes the answer kept for the order stale: the next confirmation asks again.
+    answers.settled(found.id, settled.result.order);
     logger.debug(
       { orderId: found.id, orderNo: found.orderNo, source: fact.source, outcome: fact.outcome, status: settled.result.status },
       'Payment fact reconciled',

@@ -5,7 +5,9 @@
  * shopper makes up displaces the gateway's, and unrecognised variations flag the order once and
  * stop adding events. Genuine facts arriving after a run of such junk are still applied once.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECENT_ANSWER_MS } from '../../../server/orders/recent-answers.js';
 import { LedgerStore } from '../../../server/sandbox/ledger.js';
 import { startShop, type Shop } from '../../reliability/support/shop.js';
 import { startHarness, uniqueOrderNo, type Harness } from '../checkout/journeys-harness.js';
@@ -100,7 +102,10 @@ describe('refunds, chargebacks and codes in a signed body (default options)', ()
     const gatewayRow = ledger.refunds().find((r) => r.orderNo === orderNo);
     if (gatewayRow === undefined) throw new Error('no gateway refund');
     ledger.refundRows.put(gatewayRow.refundReferenceId, { ...gatewayRow, refundAmount: 700 });
-    // Any post with an amount not seen before makes the kit ask the gateway again: its refund search decides.
+    // The 20 posts filled the order's quiet run, so for RECENT_ANSWER_MS they reuse the gateway's
+    // last answer. After that, any post with an amount not seen before makes the kit ask the
+    // gateway again: its refund search decides.
+    await sleep(RECENT_ANSWER_MS);
     expect(await post(h, { ...returned, ...fakeRefund(reference, '6.00') })).toBe(200);
     const flagged = await h.orderOf(orderNo);
     expect(flagged.attention).toMatch(/reported as 700 USD, the refund ledger holds 500/);
