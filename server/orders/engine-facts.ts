@@ -67,17 +67,19 @@ export function answerIsBehind(claim: PaymentOutcome, answer: PaymentOutcome): b
 
 /**
  * The claim with the gateway's answer in place of every payment detail. `order` is the order the
- * claim is about: the card it holds for the transaction the answer confirms is not replaced by
- * the claim's (a notification's card field is outside its signature), only by the gateway's
- * answer; an answer confirming another transaction (a later attempt that paid, named by the
- * signed transaction id) takes the claim's card, as the query reports none.
+ * claim is about. The card is the one of the transaction the order ends on (the answer's, else
+ * the claim's, else the order's): the answer's card; else the card the order holds for it (a
+ * notification's card field is outside its signature, so the first confirmed one stays); else
+ * the claim's, when the claim names that transaction (signed) or names none and it is the
+ * order's; else none, and moving to that transaction clears the order's card (state-machine.ts).
  */
 export function withGatewayAnswer(fact: PaymentFact, answer: GatewayOrderFact, order: Pick<Order, 'maskedCard' | 'transactionId'>): PaymentFact {
   const sameOutcome = answer.outcome === fact.outcome;
-  const sameTransaction = order.transactionId === null || answer.transactionId === null || answer.transactionId === order.transactionId;
-  // Another transaction's card only from a claim that names that transaction (signed).
-  const namesAnswer = fact.transactionId != null && fact.transactionId === answer.transactionId;
-  const claimed = sameTransaction ? (order.maskedCard ?? fact.maskedCard) : namesAnswer ? (fact.maskedCard ?? order.maskedCard) : order.maskedCard;
+  const ends = answer.transactionId ?? fact.transactionId ?? order.transactionId;
+  // An order without a transaction id yet holds the card of the attempt the first id names.
+  const orderOwn = order.transactionId === null || order.transactionId === ends;
+  const claimOwn = fact.transactionId == null ? orderOwn : fact.transactionId === ends;
+  const claimed = (orderOwn ? order.maskedCard : null) ?? (claimOwn ? fact.maskedCard : null);
   const masked = answer.maskedCard != null && MASKED_CARD_RE.test(answer.maskedCard) ? answer.maskedCard : claimed;
   return {
     ...fact,

@@ -8,7 +8,7 @@ import type { Logger } from '../logging.js';
 import { merged } from '../objects.js';
 import type { PaymentFact } from './engine-types.js';
 import { cardFree } from './fact-schema.js';
-import { OUTCOME_STATE, REQUESTED_CAPTURE, TRANSITIONS, decide, mergeAttention, requestedCaptureOf } from './state-machine.js';
+import { OUTCOME_STATE, REQUESTED_CAPTURE, TRANSITIONS, cardFilled, decide, mergeAttention, requestedCaptureOf } from './state-machine.js';
 import type { Order, OrderPatch, OrderState } from './types.js';
 
 export type Plan =
@@ -85,9 +85,12 @@ export function planFact(order: Order, fact: PaymentFact, logger: Logger, now: (
   }
   // A late fact's details describe a state the order has left; one reporting the current state may add to them.
   const details = reportsCurrentState(order, fact) ? changedDetails(order, fact.orderData, logger) : null;
-  if (raised === undefined && details === null) return { kind: 'noop', fact, reason: decision.reason };
+  const card = cardFilled(order, fact);
+  if (raised === undefined && details === null && card === undefined) return { kind: 'noop', fact, reason: decision.reason };
   const type = raised === undefined ? 'details' : 'attention';
-  return { kind: 'write', fact, type, patch: flag({ data: details ?? {} }), raised, reason: raised ?? decision.reason };
+  const patch: OrderPatch = { data: details ?? {} };
+  if (card !== undefined) patch.maskedCard = card;
+  return { kind: 'write', fact, type, patch: flag(patch), raised, reason: raised ?? decision.reason };
 }
 
 const AFTER_CAPTURE: readonly OrderState[] = ['partially_refunded', 'refunded', 'chargeback'];

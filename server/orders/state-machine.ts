@@ -156,10 +156,34 @@ function refundedAmountOf(order: Order, fact: StateFact, to: OrderState): number
   return undefined;
 }
 
+/**
+ * The masked card a fact moving the order writes, or undefined when the order's stays. A card
+ * belongs to one transaction, so it is written only with the transaction it came with: a move to
+ * another transaction whose card the fact does not name clears the card (a declined attempt's
+ * card must not show on the payment a later attempt made). An order without a transaction id
+ * keeps its card for the first id it learns (the pay answer gives both at once).
+ */
+export function cardWritten(order: Pick<Order, 'transactionId' | 'maskedCard'>, fact: Pick<StateFact, 'transactionId' | 'maskedCard'>): string | null | undefined {
+  if (fact.maskedCard != null) return fact.maskedCard === order.maskedCard ? undefined : fact.maskedCard;
+  const moves = fact.transactionId != null && order.transactionId !== null && fact.transactionId !== order.transactionId;
+  return moves && order.maskedCard !== null ? null : undefined;
+}
+
+/**
+ * The card a fact that leaves the state as it is gives an order that has none: only one naming
+ * the order's own transaction (a payment recorded from the gateway's query, which names no card,
+ * learns it from that payment's notification). A card the order holds stays: the first one wins.
+ */
+export function cardFilled(order: Pick<Order, 'transactionId' | 'maskedCard'>, fact: Pick<StateFact, 'transactionId' | 'maskedCard'>): string | undefined {
+  if (order.maskedCard !== null || order.transactionId === null || fact.transactionId !== order.transactionId) return undefined;
+  return fact.maskedCard ?? undefined;
+}
+
 function buildPatch(order: Order, fact: StateFact, to: OrderState): OrderPatch {
   const patch: OrderPatch = { state: to };
   if (fact.transactionId != null && fact.transactionId !== order.transactionId) patch.transactionId = fact.transactionId;
-  if (fact.maskedCard != null && fact.maskedCard !== order.maskedCard) patch.maskedCard = fact.maskedCard;
+  const card = cardWritten(order, fact);
+  if (card !== undefined) patch.maskedCard = card;
   if (to === 'paid') patch.capturedAmount = capturedOnPayment(order, fact);
   if (to === 'partially_refunded' || to === 'refunded') {
     const refunded = refundedAmountOf(order, fact, to);

@@ -1,8 +1,10 @@
 /**
  * Genuine flows next to the rules that keep a notification's unsigned details off the order:
  * subscriptions whose recurring details arrive with the first payment's notification, a masked
- * card known only from the notification, a card that changes between attempts, a refund made
- * before a chargeback found by the sweeper, and a signed in-review body posted with a recurring_id.
+ * card known only from the notification (also after a return the query settled without one), the
+ * direct authorise answer's card, a card that changes between attempts (reordered attempts:
+ * orders/engine-masked-card.test.ts), a refund made before a chargeback found by the sweeper, and
+ * a signed in-review body posted with a recurring_id.
  * (Refunds on orders refunded before the ledger: migrated-refunds.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +62,46 @@ describe('genuine flows through the notification (default options)', () => {
     const tx = h.sandbox.ledger.transactions().find((t) => t.orderNo === orderNo);
     expect(tx?.card).toBeTruthy();
     expect(order.maskedCard).toBe(tx?.card);
+  });
+
+  it('hosted page, the shopper returns before the notification: the query names no card, the payment\'s notification then gives it, once', async () => {
+    const orderNo = uniqueOrderNo('RV-CARD-LATE');
+    h.sandbox.faults.add({ kind: 'dropNotification', orderNo });
+    const { browser, back } = await payOnHostedPage(h, orderNo, CARD.approve);
+    await browser.submit(back, onlyForm(back));
+    const returned = await h.orderOf(orderNo);
+    const tx = h.sandbox.ledger.transactions().find((t) => t.orderNo === orderNo);
+    expect(returned).toMatchObject({ state: 'paid', transactionId: tx?.transactionId, maskedCard: null });
+    await h.sandbox.notifier.flush();
+    const note = h.sandbox.ledger.notifications().find((n) => n.orderNo === orderNo && n.status === 'dropped');
+    expect(note?.fields.card).toBe(tx?.card);
+    expect(await post(h, note?.fields ?? {})).toBe(200);
+    const filled = await h.orderOf(orderNo);
+    expect(filled).toMatchObject({ state: 'paid', transactionId: tx?.transactionId, maskedCard: tx?.card, version: returned.version + 1 });
+    const newest = (await h.kit.store.listEvents(filled.id)).at(-1);
+    expect(newest).toMatchObject({ type: 'details', toState: null, data: { transactionId: tx?.transactionId, maskedCard: tx?.card } });
+    expect(h.hookCount('onPaid', orderNo)).toBe(1);
+    // The card field is outside the signature: once the order has a card, another post keeps it.
+    expect(await post(h, { ...note?.fields, card: '999999******0000' })).toBe(200);
+    expect(await h.orderOf(orderNo)).toMatchObject({ maskedCard: tx?.card, version: filled.version });
+  });
+
+  it('card page without a challenge: the authorise answer\'s card is stored with its transaction; its notification posted again with another card keeps it', async () => {
+    const orderNo = uniqueOrderNo('RV-CARD-DIRECT');
+    const { payUrl } = await h.kit.createPayment(paymentInput(orderNo));
+    const browser = new Browser();
+    const page = await browser.get(payUrl);
+    await browser.submit(page, payForm(page, 'card'), cardFields(CARD.approve));
+    await h.sandbox.notifier.flush();
+    const tx = h.sandbox.ledger.transactions().find((t) => t.orderNo === orderNo);
+    const paid = await h.orderOf(orderNo);
+    expect(tx?.card).toBeTruthy();
+    expect(paid).toMatchObject({ state: 'paid', method: 'card', transactionId: tx?.transactionId, maskedCard: tx?.card });
+    const toPaid = (await h.kit.store.listEvents(paid.id)).find((e) => e.toState === 'paid');
+    expect(toPaid).toMatchObject({ source: 'pay', data: { transactionId: tx?.transactionId, maskedCard: tx?.card } });
+    const note = h.sandbox.ledger.notifications().find((n) => n.orderNo === orderNo);
+    expect(await post(h, { ...note?.fields, card: '999999******0000' })).toBe(200);
+    expect(await h.orderOf(orderNo)).toMatchObject({ maskedCard: tx?.card, version: paid.version });
   });
 
   it('a refund made before a chargeback, all notifications lost: the sweeper records both, flags only the chargeback', async () => {

@@ -202,6 +202,20 @@ describe('named rules', () => {
     expect(decision).toMatchObject({ patch: { transactionId: 'T-1', maskedCard: '424242******4242', capturedAmount: 900 } });
   });
 
+  it('writes a card only with its transaction: a move to another transaction whose card the fact does not name clears it', () => {
+    const onA = orderIn('declined', { transactionId: 'T-A', maskedCard: '400000******0002' });
+    expect(decide(onA, { outcome: 'approved', transactionId: 'T-B' })).toMatchObject({ kind: 'transition', patch: { transactionId: 'T-B', maskedCard: null } });
+    expect(decide(onA, { outcome: 'approved', transactionId: 'T-B', maskedCard: '555555******4444' })).toMatchObject({ patch: { transactionId: 'T-B', maskedCard: '555555******4444' } });
+    // The same transaction, or none named: the card stays.
+    for (const transactionId of ['T-A', null, undefined]) {
+      const decision = decide(onA, { outcome: 'approved', transactionId });
+      expect(decision.kind === 'transition' && 'maskedCard' in decision.patch).toBe(false);
+    }
+    // An order without a transaction id keeps its card for the first id it learns.
+    const noId = decide(orderIn('pending', { maskedCard: '424242******4242' }), { outcome: 'approved', transactionId: 'T-1' });
+    expect(noId.kind === 'transition' && 'maskedCard' in noId.patch).toBe(false);
+  });
+
   it('says which states are final for the result page', () => {
     const open = ORDER_STATES.filter((s) => !isFinal(s));
     expect(open.sort()).toEqual(['created', 'pending', 'requires_action']);
