@@ -208,6 +208,12 @@ export interface ReconcileEngineOptions {
   leaseWaitMs?: number;
   logger?: Logger;
   now?: () => Date;
+  /**
+   * A monotonic clock in ms for the short window a gateway answer is reused in during a flood of
+   * one order's notifications (recent-answers.ts). Default `performance.now`: a business clock
+   * (`now`) that stands still or jumps must not stretch it.
+   */
+  monotonicMs?: () => number;
   /** The hook outbox's dispatcher settings (interval, lease, retries); the engine creates it. */
   outbox?: Omit<OutboxDispatcherOptions, 'store' | 'hooks' | 'logger' | 'owner' | 'observer'>;
   /** Told of every payment that reaches a final state, and (through the outbox) of failed hooks. */

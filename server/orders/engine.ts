@@ -77,6 +77,7 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
   const locks = createOrderLocks({ store, leaseMs: options.leaseMs ?? 30_000, waitMs: options.leaseWaitMs ?? 2_000, logger });
   let calls = 0;
   const answers = createRecentAnswers();
+  const monotonicMs = options.monotonicMs ?? ((): number => performance.now());
   const outbox = createOutboxDispatcher({ ...options.outbox, store, hooks, logger, owner: `${owner}-outbox`, observer: options.observer });
   /** The hook calls a change owes, for the compare-and-set that stores it. */
   const owing = (change: StoredChange, order: Order): TransitionExtras | undefined => {
@@ -135,13 +136,13 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
    * flood costs a query per window, not per post. The quiet run is read only when there is such
    * an answer; posts for one order already wait their turn (`locks.run`), so they share it.
    */
-  async function confirmingAnswer(order: Order): Promise<GatewayOrderFact | null> {
-    const at = now().getTime();
+  async function confirmingAnswer(order: Order): Promise<{ answer: GatewayOrderFact | null; reused: boolean }> {
+    const at = monotonicMs();
     const recent = answers.recent(order, at);
-    if (recent !== undefined && (await quietLogFull(order.id))) return recent.answer;
+    if (recent !== undefined && (await quietLogFull(order.id))) return { answer: recent.answer, reused: true };
     const answer = await queryGateway(order.orderNo);
     answers.keep(order, answer, at);
-    return answer;
+    return { answer, reused: false };
   }
 
   /** Records the mismatch and flags the order in one atomic step. Never applies the fact. */
@@ -210,8 +211,12 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
     let confirmed: EventContext['confirmed'];
     /** Why the claim stays unconfirmed (not seen) although the gateway's answer was applied. */
     let unconfirmed: string | undefined;
+    /** The answer was reused (a flood): it may predate a change the claim reports. */
+    let reused = false;
     if (confirming) {
-      const answer = await confirmingAnswer(order);
+      const asked = await confirmingAnswer(order);
+      const answer = asked.answer;
+      reused = asked.reused;
       if (!answer) {
         // Not under the fact's dedupe key: a retried notification must be applied once the gateway knows the order.
         const reason = 'the gateway does not know this order (yet)';
@@ -259,6 +264,13 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
           order = current;
           continue;
         }
+      }
+      if (reused && unconfirmed === undefined && (plan === null || plan.kind !== 'write')) {
+        // A reused answer may confirm what it shows, never dismiss a claim: the claim may report a
+        // change made after it was asked (a second refund notified without its refund fields would
+        // be a noop, answered 200 and never retried). Not seen, not recorded: the retry asks again.
+        unconfirmed = 'the gateway was asked about this order moments ago, during a flood of its notifications; asked again on a retry';
+        return done({ result: { status: 'noop', order, reason: unconfirmed } });
       }
       if (plan === null) return done({ result: { status: 'rejected', order, reason: step?.refused ?? 'refused' } });
       const capture = plan.kind === 'reject' && before === undefined ? impliedCapture(order, plan.fact, logger, now) : null;

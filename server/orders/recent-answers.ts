@@ -6,10 +6,11 @@
  * search). The engine reuses an answer kept here only while the order's quiet run is full, i.e.
  * while its notifications change nothing (see engine.ts).
  *
- * An answer is kept with the version of the order it was asked for and when it was asked: it is
- * reused only for that same version (any write to the order, by any process, makes it stale) and
- * only for `windowMs` after the query started, so a notification it does not confirm gets its
- * fresh answer on a retry that comes `windowMs` or more later. At most `limit` answers are kept;
+ * An answer is kept with the version of the order it was asked for and when it was asked (a
+ * monotonic clock): it is reused only for that same version (any write to the order, by any
+ * process, makes it stale) and only for `windowMs` after the query started. The engine never lets
+ * a reused answer dismiss a claim (503 instead), so the claim's retry more than `windowMs` later
+ * gets a fresh answer. At most `limit` answers are kept;
  * the oldest go first, so a flood over many orders costs queries, never memory.
  */
 import type { GatewayOrderFact } from './engine-types.js';
@@ -40,8 +41,9 @@ export interface RecentAnswers {
 }
 
 export function createRecentAnswers(windowMs = RECENT_ANSWER_MS, limit = RECENT_ANSWER_LIMIT): RecentAnswers {
-  // Insertion order is the order of `askedAt` (an answer kept again is moved to the end), so the
-  // oldest are first both to expire and to be evicted.
+  // Insertion order is about the order of `askedAt` (an answer kept again is moved to the end;
+  // overlapping queries may land out of order): the oldest come first to be evicted, and an
+  // expired entry behind a younger one waits for the limit, so memory stays bounded either way.
   const kept = new Map<string, RecentAnswer>();
 
   return {

@@ -46,7 +46,7 @@ beforeAll(async () => {
       },
     },
   };
-  const engine = createReconcileEngine({ store: h.kit.store, gateway: createGatewayPort(counted), now: clock.now, owner: 'flood-test' });
+  const engine = createReconcileEngine({ store: h.kit.store, gateway: createGatewayPort(counted), now: clock.now, monotonicMs: () => clock.now().getTime(), owner: 'flood-test' });
   app = express();
   app.use(createNotifyRoutes({ ...h.kit.context, engine }).router);
 });
@@ -84,9 +84,10 @@ async function refundedOrder(prefix: string): Promise<{ returned: Record<string,
 }
 
 /**
- * Variation `i` of the signed body, and the status it gets: a payment approval with made-up text
- * and the held refund with another amount change nothing (200); a refund and a chargeback the
- * gateway does not confirm are unconfirmed (503, as the gateway would be asked to retry).
+ * Variation `i` of the signed body, and the status it gets from a fresh answer: a payment approval
+ * with made-up text and the held refund with another amount change nothing (200); a refund and a
+ * chargeback the gateway does not confirm are unconfirmed (503, as the gateway would be asked to
+ * retry). A reused answer never dismisses a claim: every post it does not turn into a write gets 503.
  */
 function variation(returned: Record<string, string>, reference: string, i: number): { fields: Record<string, string>; status: number } {
   const n = String(i);
@@ -102,17 +103,21 @@ function variation(returned: Record<string, string>, reference: string, i: numbe
   }
 }
 
-/** `count` variations from `from`: the first half one after the other, the rest in parallel batches of ten. */
-async function flood(returned: Record<string, string>, reference: string, from: number, count: number): Promise<void> {
-  const half = from + Math.floor(count / 2);
-  for (let i = from; i < half; i++) {
+/**
+ * `count` variations of a fresh order's body: the first half one after the other, the rest in
+ * parallel batches of ten. The first QUIET_RUN are asked about (and recorded); from then on the
+ * answer is reused and each gets 503.
+ */
+async function flood(returned: Record<string, string>, reference: string, count: number): Promise<void> {
+  const half = Math.floor(count / 2);
+  for (let i = 0; i < half; i++) {
     const { fields, status } = variation(returned, reference, i);
-    expect((await post(fields)).status, `variation ${String(i)}`).toBe(status);
+    expect((await post(fields)).status, `variation ${String(i)}`).toBe(i < QUIET_RUN ? status : 503);
   }
-  for (let i = half; i < from + count; i += 10) {
-    const batch = Array.from({ length: Math.min(10, from + count - i) }, (_, k) => variation(returned, reference, i + k));
+  for (let i = half; i < count; i += 10) {
+    const batch = Array.from({ length: Math.min(10, count - i) }, (_, k) => variation(returned, reference, i + k));
     const answers = await Promise.all(batch.map((v) => post(v.fields)));
-    expect(answers.map((a) => a.status)).toEqual(batch.map((v) => v.status));
+    expect(answers.map((a) => a.status)).toEqual(batch.map(() => 503));
   }
 }
 
@@ -121,7 +126,7 @@ describe('a signed body posted with 200 variations of its unsigned fields', () =
     const { returned, order, reference } = await refundedOrder('FLOOD-BOUND');
     const events = (await h.kit.store.listEvents(order.id)).length;
     const before = snapshot();
-    await flood(returned, reference, 0, 200);
+    await flood(returned, reference, 200);
     // One query (and one refund search) per variation until the order's quiet run is full, then
     // the answer is reused while the clock stands still.
     expect(since(before).transactions).toBeLessThanOrEqual(QUIET_RUN + 1);
@@ -135,14 +140,16 @@ describe('a signed body posted with 200 variations of its unsigned fields', () =
     clock.advance(PAST_THE_WINDOW_MS);
     const later = snapshot();
     const burst = Array.from({ length: 20 }, (_, k) => variation(returned, reference, 200 + k));
-    expect((await Promise.all(burst.map((v) => post(v.fields)))).map((a) => a.status)).toEqual(burst.map((v) => v.status));
+    const statuses = (await Promise.all(burst.map((v) => post(v.fields)))).map((a) => a.status);
+    // The first one served is asked about and answered as a fresh answer says; the rest reuse it: 503.
+    expect(statuses.filter((status) => status === 503).length).toBeGreaterThanOrEqual(19);
     expect(since(later)).toEqual({ transactions: 1, refunds: 1 });
     expect(await h.orderOf(order.orderNo)).toMatchObject({ state: 'partially_refunded', refundedAmount: 500, version: order.version });
   });
 
   it("still applies the gateway's notification of a new refund after it: unconfirmed (503) within the window, applied on the retry after it", async () => {
     const { returned, order, reference } = await refundedOrder('FLOOD-REFUND');
-    await flood(returned, reference, 0, 60);
+    await flood(returned, reference, 60);
     h.sandbox.faults.add({ kind: 'dropNotification', orderNo: order.orderNo });
     await refundAtGateway(order, 700);
     await h.sandbox.notifier.flush();
@@ -166,6 +173,31 @@ describe('a signed body posted with 200 variations of its unsigned fields', () =
     const again = snapshot();
     expect((await post(variation(returned, reference, 1_000).fields)).status).toBe(200);
     expect(since(again)).toEqual({ transactions: 1, refunds: 1 });
+  });
+});
+
+describe('a reused answer never dismisses a claim', () => {
+  it("a new refund notified without its refund fields during a flood gets 503, not 200, and is recorded once a fresh answer lists it", async () => {
+    const { returned, order, reference } = await refundedOrder('FLOOD-BARE');
+    await flood(returned, reference, 30);
+    h.sandbox.faults.add({ kind: 'dropNotification', orderNo: order.orderNo });
+    await refundAtGateway(order, 700);
+    await h.sandbox.notifier.flush();
+    const [genuine] = dropped(order.orderNo, 0);
+    expect(genuine).toBeDefined();
+    // A refund event without per-refund fields: against the reused answer (partially refunded, one
+    // refund) it reports nothing new, and a noop answered 200 would never be retried.
+    const bare = { ...genuine };
+    delete bare.refund_reference_id;
+    delete bare.refund_amount;
+    expect(await post(bare)).toEqual({ status: 503, retryAfter: '5' });
+    expect(await h.orderOf(order.orderNo)).toMatchObject({ refundedAmount: 500, version: order.version });
+    // The retry after the window is asked about: the gateway's refund search lists the new refund.
+    clock.advance(PAST_THE_WINDOW_MS);
+    expect((await post(bare)).status).toBe(200);
+    const after = await h.orderOf(order.orderNo);
+    expect(after).toMatchObject({ state: 'partially_refunded', refundedAmount: 1200 });
+    expect((await h.kit.store.listRefunds(order.id)).filter((r) => r.status === 'succeeded').map((r) => r.amount).sort((a, b) => a - b)).toEqual([500, 700]);
   });
 });
 

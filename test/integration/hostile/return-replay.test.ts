@@ -41,7 +41,13 @@ describe('the signed return fields posted to /notify with other unsigned fields 
     const { returned } = await challenged(h, orderNo, 'fail');
     const order = await h.orderOf(orderNo);
     const before = (await h.kit.store.listEvents(order.id)).length;
-    for (let i = 0; i < 200; i++) expect(await post(h, { ...returned, webhooks_type: 'payment', result_info: `0201:x${String(i)}` })).toBe(200);
+    // Ten are asked about and recorded; then the order's quiet run is full and a post within 2 s of
+    // the last query reuses its answer, which never dismisses a claim: 503 (retried, not recorded).
+    for (let i = 0; i < 200; i++) {
+      const status = await post(h, { ...returned, webhooks_type: 'payment', result_info: `0201:x${String(i)}` });
+      if (i < 10) expect(status).toBe(200);
+      else expect([200, 503]).toContain(status);
+    }
     const after = await h.orderOf(orderNo);
     expect((await h.kit.store.listEvents(order.id)).length - before).toBeLessThanOrEqual(10);
     expect(after).toMatchObject({ state: 'declined', version: order.version, capturedAmount: 0, data: { resultCode: '0201' } });

@@ -93,7 +93,12 @@ describe('refunds, chargebacks and codes in a signed body (default options)', ()
     const [row] = await h.kit.store.listRefunds(paid.id);
     const reference = row?.referenceId ?? '';
     // The held reference with other amounts: outside the signature, so nothing the gateway said.
-    for (let i = 1; i <= 20; i++) expect(await post(h, { ...returned, ...fakeRefund(reference, `${String(i)}.01`) })).toBe(200);
+    // Past the quiet run (ten records), a post reusing the last answer gets 503 rather than a 200 it could not check.
+    for (let i = 1; i <= 20; i++) {
+      const status = await post(h, { ...returned, ...fakeRefund(reference, `${String(i)}.01`) });
+      if (i <= 10) expect(status).toBe(200);
+      else expect([200, 503]).toContain(status);
+    }
     expect(await h.orderOf(orderNo)).toMatchObject({ state: 'partially_refunded', refundedAmount: 500, attention: null });
     expect(h.hookCount('onAttention', orderNo)).toBe(0);
     // Then the gateway itself reports another amount for that refund: staff must hear of it.
