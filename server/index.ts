@@ -33,7 +33,7 @@ export type {
   OrderEvent, OrderHook, OrderHooks, OrderPatch, OrderState, OrderStore, OutboxClaim, OutboxDispatcher, OutboxEntry,
   OutboxFailure, OutboxListQuery, OutboxStatus, PaymentFact, PaymentMethodKind, PendingRefundQuery, PgClientLike,
   PgPoolLike, PgResultLike, PostgresOrderStore, PostgresStoreOptions, ReconcileEngine, Refund, RefundChange, RefundInfo,
-  RefundReport, RefundSource, RefundStatus, RefundSweepReport, RefundUpsert, SqliteOrderStore, SqliteStoreOptions, SubscriptionListQuery,
+  RefundReport, RefundSource, RefundStatus, RefundSweepReport, RefundUpsert, RevisitSweepReport, SqliteOrderStore, SqliteStoreOptions, SubscriptionListQuery,
   SweepReport, Sweeper, TransitionExtras, TransitionInfo, TransitionResult,
   CaptureOptions, CaptureResult, CardBrand, NewSavedCard, RecurringCharge, SavedCard, SavedCardStore, SavedCardsApi, SavedCardSummary,
 } from './orders/index.js';

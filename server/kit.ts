@@ -105,6 +105,9 @@ export function createCheckoutKit(input: CheckoutKitOptions): CheckoutKit {
     refundSettleAfterMs: options.sweeper.refundSettleAfterMs,
     refundFailAfterMs: options.sweeper.refundFailAfterMs,
     subscriptionScanLimit: options.sweeper.subscriptionScanLimit,
+    revisitWithinMs: options.sweeper.revisitWithinMs,
+    revisitEveryMs: options.sweeper.revisitEveryMs,
+    revisitLimit: options.sweeper.revisitLimit,
     logger,
     observer,
   });

@@ -78,6 +78,12 @@ export interface KitSweeperOptions {
   refundFailAfterMs?: number;
   /** How many live subscriptions each run asks the gateway about, paging through all of them run after run (default 500). */
   subscriptionScanLimit?: number;
+  /** Settled orders (authorized, paid, partially refunded) created this recently are asked about again, for changes made at the gateway whose notification was lost (default 120 days). */
+  revisitWithinMs?: number;
+  /** A new pass over those orders starts at most this often (default 1 h). */
+  revisitEveryMs?: number;
+  /** Settled orders each run asks about again, one query call per `batchSize`; 0 turns the round off (default 500). */
+  revisitLimit?: number;
 }
 
 /** The hook outbox's dispatcher (docs/orders.md, "Hooks"); the timings are the dispatcher's own options. */

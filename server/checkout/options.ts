@@ -11,6 +11,7 @@ import { SIGNED_OPERATIONS } from '../gateway/signing.js';
 import { createCatalogue } from '../i18n/index.js';
 import { redactingLogger } from '../logging.js';
 import { OUTBOX_DEFAULTS } from '../orders/outbox-dispatcher.js';
+import { REVISIT_LIMIT_MAX } from '../orders/sweeper.js';
 import type { CheckoutKitOptions, ResolvedKitOptions } from './options-types.js';
 import { checkPublicUrlForProduction, checkStoreForProduction, defaultLogger } from './start-checks.js';
 
@@ -35,6 +36,7 @@ export const OPTION_DEFAULTS = {
   sweeper: {
     enabled: true, intervalMs: 30 * 1000, stuckAfterMs: 2 * 60 * 1000, expireAfterMs: 30 * 60 * 1000, leaseMs: 60 * 1000, batchSize: QUERY_LIST_MAX_ENTRIES,
     refundSettleAfterMs: 2 * 60 * 1000, refundFailAfterMs: 60 * 60 * 1000, subscriptionScanLimit: 500,
+    revisitWithinMs: 120 * 24 * 60 * 60 * 1000, revisitEveryMs: 60 * 60 * 1000, revisitLimit: 500,
   },
   outbox: { enabled: true, ...OUTBOX_DEFAULTS },
 } as const;
@@ -67,7 +69,7 @@ const FIXES: Record<string, string> = {
   'rateLimit.windowMs': 'use a whole number of milliseconds of at least 1000',
   'rateLimit.limit': 'use a whole number of at least 1',
   'rateLimit.store': 'pass an express-rate-limit Store (with increment, decrement and resetKey)',
-  sweeper: 'pass { enabled, intervalMs, stuckAfterMs, expireAfterMs, leaseMs, batchSize, refundSettleAfterMs, refundFailAfterMs, subscriptionScanLimit } or leave sweeper out',
+  sweeper: `pass { ${Object.keys(OPTION_DEFAULTS.sweeper).join(', ')} } or leave sweeper out`,
   'sweeper.enabled': 'use true or false',
   'sweeper.intervalMs': 'use a whole number of milliseconds of at least 100',
   'sweeper.stuckAfterMs': 'use a whole number of milliseconds of at least 1',
@@ -77,6 +79,9 @@ const FIXES: Record<string, string> = {
   'sweeper.refundSettleAfterMs': 'use a whole number of milliseconds of at least 1',
   'sweeper.refundFailAfterMs': 'use a whole number of milliseconds of at least 1',
   'sweeper.subscriptionScanLimit': `use a whole number from 1 to ${String(SUBSCRIPTION_SCAN_MAX)} (the live subscriptions asked about each run)`,
+  'sweeper.revisitWithinMs': 'use a whole number of milliseconds of at least 1 (settled orders created this recently are asked about again)',
+  'sweeper.revisitEveryMs': 'use a whole number of milliseconds of at least 1000 (a new pass over settled orders starts at most this often)',
+  'sweeper.revisitLimit': `use a whole number from 0 (off) to ${String(REVISIT_LIMIT_MAX)} (settled orders each run asks about again)`,
   outbox: 'pass { enabled, intervalMs, leaseMs, batchSize, maxAttempts, backoffMs, maxBackoffMs, waitMs, stopGraceMs } or leave outbox out',
   'outbox.enabled': 'use true or false',
   'outbox.intervalMs': 'use a whole number of milliseconds of at least 10',
@@ -147,6 +152,10 @@ const shape = {
     refundSettleAfterMs: ms(1).optional(),
     refundFailAfterMs: ms(1).optional(),
     subscriptionScanLimit: z.int().min(1).max(SUBSCRIPTION_SCAN_MAX).optional(),
+    // Not timers: a window of days, beyond setTimeout's 24.8-day limit that `ms` keeps to.
+    revisitWithinMs: z.int().min(1).optional(),
+    revisitEveryMs: z.int().min(1000).optional(),
+    revisitLimit: z.int().min(0).max(REVISIT_LIMIT_MAX).optional(),
   }).optional(),
   outbox: z.strictObject({
     enabled: z.boolean().optional(),
@@ -199,7 +208,7 @@ function knownKeysAt(path: string): readonly string[] {
   if (path === '') return Object.keys(shape);
   if (path === 'gateway') return Object.keys(gatewaySchema.shape);
   if (path === 'rateLimit') return ['windowMs', 'limit', 'store'];
-  if (path === 'sweeper') return ['enabled', 'intervalMs', 'stuckAfterMs', 'expireAfterMs', 'leaseMs', 'batchSize', 'refundSettleAfterMs', 'refundFailAfterMs', 'subscriptionScanLimit'];
+  if (path === 'sweeper') return Object.keys(OPTION_DEFAULTS.sweeper);
   if (path === 'outbox') return Object.keys(OPTION_DEFAULTS.outbox);
   if (path === 'hooks') return HOOK_NAMES;
   return [];

@@ -63,7 +63,7 @@ export function createKitMetrics(options: KitMetricsOptions = {}): KitMetrics {
   });
   const sweeperRuns = new Counter({ name: 'checkout_sweeper_runs_total', help: 'Sweeper runs finished.', registers });
   const sweeperSettled = new Counter({
-    name: 'checkout_sweeper_settled_total', help: 'Orders the sweeper changed, by result (settled, expired, error).', labelNames: ['result'], registers,
+    name: 'checkout_sweeper_settled_total', help: 'Orders the sweeper changed, by result (settled, expired, missed_change, error).', labelNames: ['result'], registers,
   });
   const hookFailures = new Counter({
     name: 'checkout_hook_failures_total', help: 'Failed hook deliveries from the outbox, by hook and whether it was given up.',
@@ -142,7 +142,9 @@ export function createKitMetrics(options: KitMetricsOptions = {}): KitMetrics {
       sweeperRuns.inc();
       if (figures.settled > 0) sweeperSettled.inc({ result: 'settled' }, figures.settled);
       if (figures.expired > 0) sweeperSettled.inc({ result: 'expired' }, figures.expired);
-      if (figures.errors > 0) sweeperSettled.inc({ result: 'error' }, figures.errors);
+      const errors = figures.errors + (figures.revisits?.errors ?? 0);
+      if (errors > 0) sweeperSettled.inc({ result: 'error' }, errors);
+      if ((figures.revisits?.changed ?? 0) > 0) sweeperSettled.inc({ result: 'missed_change' }, figures.revisits?.changed);
     },
     hookFailed(hook, gaveUp) {
       hookFailures.inc({ hook, final: gaveUp ? 'true' : 'false' });

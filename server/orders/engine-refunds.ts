@@ -18,6 +18,8 @@ export interface LedgerStep {
   upserts: RefundUpsert[];
   /** The rows change: the fact is written even when the state does not move. */
   changed: boolean;
+  /** The succeeded total grows: `onRefunded` is owed whatever the state moves to (a chargeback too). */
+  grew: boolean;
   /** Reasons for staff (over-refund, a total the ledger does not hold, a foreign currency). */
   reasons: string[];
   /** A new pending refund that does not fit in what remains refundable: nothing is written. */
@@ -168,7 +170,7 @@ export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentF
   const total = refundedTotal(merged.rows);
   const reserved = merged.changes.some((c) => c.kind === 'insert' && c.row.status === 'pending');
   if (reserved && total + refundSum(merged.rows, 'pending') > captured) {
-    return { fact, upserts: [], changed: false, reasons: [], refused: `more than the ${refundableOf(order, rows)} ${order.currency} that remains refundable` };
+    return { fact, upserts: [], changed: false, grew: false, reasons: [], refused: `more than the ${refundableOf(order, rows)} ${order.currency} that remains refundable` };
   }
 
   // A total without references is compared, never written: the ledger alone moves the amount.
@@ -191,5 +193,5 @@ export function ledgerStep(order: Order, rows: readonly Refund[], fact: PaymentF
     reasons.push(`Refunds reported for this order add up to more than the ${captured} ${order.currency} captured: check the refunds in the gateway portal.`);
   }
   const derived: PaymentFact = { ...fact, outcome: derivedOutcome(fact, total, captured), refundedAmount: total === 0 ? undefined : Math.min(total, captured), refunds: undefined, listedRefunds: undefined };
-  return { fact: derived, upserts, changed: merged.changes.length > 0, reasons };
+  return { fact: derived, upserts, changed: merged.changes.length > 0, grew: total > refundedTotal(rows), reasons };
 }

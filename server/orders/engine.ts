@@ -306,14 +306,14 @@ export function createReconcileEngine(options: ReconcileEngineOptions): Reconcil
       if (step !== null && step.upserts.length > 0) written.data = { ...written.data, refunds: step.upserts.map(({ id, referenceId, amount, status }) => ({ id, referenceId, amount, status })) };
       const withMethod = fact.method === undefined || fact.method === order.method ? plan.patch : merged(plan.patch, { method: fact.method });
       const patch = plan.moved && isConfirmed(fact, confirmed) ? clearStaleMismatch(order, withMethod) : withMethod;
-      const change: StoredChange = { source: fact.source, transition: plan.moved, attention: plan.raised };
+      const change: StoredChange = { source: fact.source, transition: plan.moved, attention: plan.raised, refundedIn: step?.grew === true ? (plan.moved?.to ?? order.state) : undefined };
       const stored = await store.transition(order.id, order.version, patch, written, withRefunds(owing(change, order), step), order);
       if (stored.ok) {
         const storedEvent = stored.event ?? undefined;
         const result: ApplyResult = plan.moved
           ? { status: 'applied', order: stored.order, event: storedEvent }
           : { status: 'noop', order: stored.order, event: storedEvent, reason: plan.reason };
-        if (!plan.moved && plan.raised === undefined) return done({ result });
+        if (!plan.moved && plan.raised === undefined && change.refundedIn === undefined) return done({ result });
         return done({ result, change });
       }
       if (!stored.current) return { result: { status: 'not_found', order: null, reason: 'the order no longer exists' } };

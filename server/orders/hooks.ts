@@ -61,7 +61,10 @@ export interface OrderHooks {
   onFailed?: OrderHook;
   onCancelled?: OrderHook;
   onExpired?: OrderHook;
-  /** partially_refunded (more refunded) or refunded. */
+  /**
+   * The refunded total grew: partially_refunded (more refunded) or refunded, or refunds recorded
+   * with another move (a chargeback the gateway reports after refunds whose notification was lost).
+   */
   onRefunded?: OrderHook<RefundInfo>;
   onChargeback?: OrderHook;
   /**
@@ -90,6 +93,11 @@ export interface StoredChange {
   attention?: string | undefined;
   /** The order is a subscription's deduction (a child payment): paid and failed owe onRecurringCharge instead. */
   deduction?: boolean | undefined;
+  /**
+   * The change records refunds that grow the refunded total, and this is the order's state after
+   * it: `onRefunded` is owed even when the state moves to one naming another hook, or stays.
+   */
+  refundedIn?: OrderState | undefined;
 }
 
 type StateHook = Exclude<keyof OrderHooks, 'onTransition' | 'onAttention' | 'onRefunded' | 'onDispute' | 'onRecurringCharge'>;
@@ -132,9 +140,14 @@ export function owedHooks(hooks: OrderHooks, change: StoredChange): NewOutboxEnt
     const payload = { source, from: transition.from, to: transition.to };
     if (hooks.onTransition) owed.push({ hook: 'onTransition', payload });
     const name = hookForState(transition.to);
+    // Refunds recorded with another move are told first: they happened before it.
+    if (change.refundedIn !== undefined && name !== 'onRefunded' && hooks.onRefunded) owed.push({ hook: 'onRefunded', payload });
     if (name !== undefined && hooks[name]) owed.push({ hook: name, payload });
     const followUp = FOLLOW_UP_HOOK[transition.to];
     if (followUp !== undefined && hooks[followUp]) owed.push({ hook: followUp, payload });
+  } else if (change.refundedIn !== undefined && hooks.onRefunded) {
+    // Refunds recorded where the state stays (a chargeback's order): from and to are that state.
+    owed.push({ hook: 'onRefunded', payload: { source, from: change.refundedIn, to: change.refundedIn } });
   }
   if (attention !== undefined && hooks.onAttention) owed.push({ hook: 'onAttention', payload: { source, reason: attention } });
   return owed;

@@ -16,6 +16,7 @@ export type {
 export type { OutboxDispatcher } from './outbox-dispatcher.js';
 export type { SweepReport, Sweeper } from './sweeper.js';
 export type { RefundSweepReport } from './sweeper-refunds.js';
+export type { RevisitSweepReport } from './sweeper-revisits.js';
 export { createMemoryStore, type MemoryStoreOptions } from './stores/memory.js';
 export { DEFAULT_SQLITE_PATH, createSqliteStore, type SqliteOrderStore, type SqliteStoreOptions } from './stores/sqlite.js';
 export {

@@ -11,6 +11,8 @@ export interface SweepFigures {
   settled: number;
   expired: number;
   errors: number;
+  /** The revisit round's: settled orders a missed change at the gateway moved, and its errors. */
+  revisits?: { changed: number; errors: number };
 }
 
 export interface OrderObserver {

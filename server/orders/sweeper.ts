@@ -6,7 +6,9 @@
  * in this run, does not know it and it is old enough. An order is released as soon as its answer
  * changed it; unchanged ones stay leased until the run ends. The next batch is claimed and asked
  * about while the current one settles, so the gateway and the store work at the same time.
- * Each run ends with the refund round (sweeper-refunds.ts): pending refunds whose answer was lost.
+ * Each run ends with the refund round (sweeper-refunds.ts): pending refunds whose answer was lost,
+ * the capture, subscription and revisit rounds (settled orders the gateway changed without a
+ * notification reaching the shop, sweeper-revisits.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { ConfigError } from '../errors.js';
@@ -21,6 +23,7 @@ import { sweepPendingRefunds } from './sweeper-refunds.js';
 import type { RefundSweepReport } from './sweeper-refunds.js';
 import { sweepSubscriptions, type SubscriptionCursor, type SubscriptionSweepReport } from './sweeper-subscriptions.js';
 import { sweepCaptureClaims, type CaptureCursor, type CaptureSweepReport } from './sweeper-captures.js';
+import { revisitSettledOrders, type RevisitCursor, type RevisitSweepReport } from './sweeper-revisits.js';
 
 export type { RefundSweepReport } from './sweeper-refunds.js';
 import type { Order, OrderState } from './types.js';
@@ -51,6 +54,12 @@ export interface SweeperOptions {
   refundFailAfterMs?: number;
   /** Live subscriptions each run asks the gateway about, paging through all of them run after run (a store without `listSubscriptions`: the newest orders looked at). Default 500. */
   subscriptionScanLimit?: number;
+  /** Settled orders (authorized, paid, partially refunded) created this recently are asked about again. Default 120 days. */
+  revisitWithinMs?: number;
+  /** A new pass over those orders starts at most this often. Default 1 h. */
+  revisitEveryMs?: number;
+  /** Settled orders each run reads for the revisit round (one query call per `batchSize`); 0 turns it off. Default 500. */
+  revisitLimit?: number;
   logger?: Logger;
   now?: () => Date;
   /** Told of every run's figures (metrics). */
@@ -76,6 +85,8 @@ export interface SweepReport {
   subscriptions?: SubscriptionSweepReport;
   /** Present when the run found authorised orders whose capture answer was lost. */
   captures?: CaptureSweepReport;
+  /** Present when the run asked about settled orders again (changes made at the gateway whose notification was lost). */
+  revisits?: RevisitSweepReport;
 }
 
 export interface Sweeper {
@@ -96,12 +107,15 @@ interface ClaimedBatch {
   answers: Promise<Map<string, GatewayOrderFact> | null>;
 }
 
-function positive(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isInteger(value) || value < 1 || value > max) {
-    throw new ConfigError(`sweeper.${name}`, `must be a whole number from 1 to ${max}`, `set sweeper.${name} to a positive integer`);
+function positive(name: string, value: number, max = Number.MAX_SAFE_INTEGER, min = 1): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`sweeper.${name}`, `must be a whole number from ${min} to ${max}`, `set sweeper.${name} to a whole number from ${min} to ${max}`);
   }
   return value;
 }
+
+/** The most settled orders one run may read for the revisit round. */
+export const REVISIT_LIMIT_MAX = 100_000;
 
 export function createSweeper(options: SweeperOptions): Sweeper {
   const { engine, store, gateway } = options;
@@ -116,6 +130,10 @@ export function createSweeper(options: SweeperOptions): Sweeper {
   const subscriptionScanLimit = positive('subscriptionScanLimit', options.subscriptionScanLimit ?? 500);
   const subscriptionCursor: SubscriptionCursor = { after: undefined };
   const captureCursor: CaptureCursor = { offset: 0 };
+  const revisitWithinMs = positive('revisitWithinMs', options.revisitWithinMs ?? 120 * 24 * 3_600_000);
+  const revisitEveryMs = positive('revisitEveryMs', options.revisitEveryMs ?? 3_600_000);
+  const revisitLimit = positive('revisitLimit', options.revisitLimit ?? 500, REVISIT_LIMIT_MAX, 0);
+  const revisitCursor: RevisitCursor = { offset: 0, passStartedAt: null };
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? ((): Date => new Date());
 
@@ -289,8 +307,18 @@ export function createSweeper(options: SweeperOptions): Sweeper {
       report.errors++;
       logger.error({ err: redact(error) }, 'Sweeper could not look at subscriptions');
     }
+    try {
+      const revisits = await revisitSettledOrders({
+        engine, store, gateway, logger, now, stuckAfterMs, batchSize, cursor: revisitCursor,
+        withinMs: revisitWithinMs, everyMs: revisitEveryMs, limit: revisitLimit,
+      });
+      if (revisits !== null) report.revisits = revisits;
+    } catch (error) {
+      report.errors++;
+      logger.error({ err: redact(error) }, 'Sweeper could not revisit settled orders');
+    }
     options.observer?.sweepFinished(report);
-    if (report.claimed > 0 || report.errors > 0 || report.refunds !== undefined) logger.info({ ...report }, 'Sweeper run finished');
+    if (report.claimed > 0 || report.errors > 0 || report.refunds !== undefined || (report.revisits?.changed ?? 0) > 0) logger.info({ ...report }, 'Sweeper run finished');
     return report;
   }
 

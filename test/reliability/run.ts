@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { crash, fuzz, gatewayFaults, hookOutbox, load, multiInstance, notificationChaos, notificationsAhead, refundLedger, security } from './scenarios/index.js';
+import { crash, fuzz, gatewayFaults, hookOutbox, load, missedChanges, multiInstance, notificationChaos, notificationsAhead, refundLedger, security } from './scenarios/index.js';
 import type { ScenarioResult } from './support/result.js';
 import { FULL, REDUCED, type Size } from './support/sizes.js';
 
@@ -17,6 +17,7 @@ const SCENARIOS: { id: string; run: (size: Size) => Promise<ScenarioResult> }[] 
   { id: 'notification-chaos', run: notificationChaos },
   { id: 'notifications-ahead', run: notificationsAhead },
   { id: 'refund-ledger', run: refundLedger },
+  { id: 'missed-changes', run: missedChanges },
   { id: 'gateway-faults', run: gatewayFaults },
   { id: 'crash', run: crash },
   { id: 'multi-instance', run: multiInstance },

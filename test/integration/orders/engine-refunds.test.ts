@@ -67,4 +67,28 @@ describe.each(stores)('refund ledger through the engine (%s)', (_name, open) => 
       await done();
     }
   });
+
+  it('refunds recorded with a chargeback are told to onRefunded, before onChargeback; refunds recorded on a charged-back order too', async () => {
+    const { store, done } = await open();
+    try {
+      const hooks = recordingHooks();
+      const engine = createReconcileEngine({ store, hooks: hooks.hooks });
+      const order = await makeOrder(store, { amount: 10_000, state: 'paid' });
+      // The query after lost notifications: a chargeback, and a refund made before it.
+      const first = await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'chargeback', listedRefunds: [{ referenceId: 'T-01', amount: 2_000, status: 'succeeded' }] });
+      expect(first.order).toMatchObject({ state: 'chargeback', refundedAmount: 2_000 });
+      expect(hooks.calls.filter((c) => c.orderId === order.id).map((c) => c.hook)).toEqual(['onTransition', 'onRefunded', 'onChargeback', 'onAttention']);
+      expect(hooks.calls.find((c) => c.hook === 'onRefunded')?.info).toMatchObject({ from: 'paid', to: 'chargeback', refundedAmount: 2_000 });
+      // A second refund the gateway lists afterwards: the state stays, the total grows, onRefunded once more.
+      await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'chargeback', listedRefunds: [{ referenceId: 'T-01', amount: 2_000, status: 'succeeded' }, { referenceId: 'T-02', amount: 500, status: 'succeeded' }] });
+      expect(await store.get(order.id)).toMatchObject({ state: 'chargeback', refundedAmount: 2_500 });
+      expect(hooks.count('onRefunded', order.id)).toBe(2);
+      expect(hooks.calls.filter((c) => c.hook === 'onRefunded').at(-1)?.info).toMatchObject({ from: 'chargeback', to: 'chargeback', refundedAmount: 2_500 });
+      // The same list again records nothing and tells nothing.
+      await engine.apply({ orderId: order.id, source: 'sweeper', outcome: 'chargeback', listedRefunds: [{ referenceId: 'T-01', amount: 2_000, status: 'succeeded' }, { referenceId: 'T-02', amount: 500, status: 'succeeded' }] });
+      expect(hooks.calls.filter((c) => c.orderId === order.id)).toHaveLength(5);
+    } finally {
+      await done();
+    }
+  });
 });

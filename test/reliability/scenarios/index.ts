@@ -3,6 +3,7 @@ export { fuzz } from './fuzz.js';
 export { gatewayFaults } from './gateway-faults.js';
 export { hookOutbox } from './hook-outbox.js';
 export { load } from './load.js';
+export { missedChanges } from './missed-changes.js';
 export { multiInstance } from './multi-instance.js';
 export { notificationChaos } from './notification-chaos.js';
 export { notificationsAhead } from './notifications-ahead.js';

@@ -30,6 +30,8 @@ export interface Size {
   };
   /** Paid orders, staff refunds posted at once per order, copies of each refund notification, orders raced at once. */
   refunds: { orders: number; parallel: number; copies: number; ordersInFlight: number };
+  /** Paid orders changed at the gateway with their notifications lost, copies of each lost notification replayed, orders acted on at once. */
+  missed: { orders: number; copies: number; ordersInFlight: number };
 }
 
 export const FULL: Size = {
@@ -45,6 +47,7 @@ export const FULL: Size = {
   fuzz: { casesPerRoute: 10_000, msPerRoute: 45_000 },
   security: { rateLimit: 30, signIn: { perAccount: 20, whileLocked: 40, windowMs: 60_000, sessionTtlMs: 10_000 } },
   refunds: { orders: 60, parallel: 10, copies: 3, ordersInFlight: 4 },
+  missed: { orders: 100, copies: 3, ordersInFlight: 8 },
 };
 
 export const REDUCED: Size = {
@@ -60,4 +63,5 @@ export const REDUCED: Size = {
   fuzz: { casesPerRoute: 120, msPerRoute: 60_000 },
   security: { rateLimit: 5, signIn: { perAccount: 5, whileLocked: 3, windowMs: 20_000, sessionTtlMs: 5000 } },
   refunds: { orders: 4, parallel: 10, copies: 2, ordersInFlight: 2 },
+  missed: { orders: 10, copies: 2, ordersInFlight: 4 },
 };

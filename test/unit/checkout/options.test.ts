@@ -134,6 +134,15 @@ describe('createCheckoutKit options', () => {
     expect(err.option).toBe('sweeper.expireAfterMs');
   });
 
+  it('takes the revisit round\'s window in days beyond a timer\'s limit, and refuses a negative limit', () => {
+    const days120 = 120 * 24 * 3_600_000;
+    expect(resolveKitOptions({ ...valid(), sweeper: { revisitWithinMs: days120, revisitLimit: 0 } }, {}).sweeper).toMatchObject({ revisitWithinMs: days120, revisitLimit: 0, revisitEveryMs: 3_600_000 });
+    const err = configError({ ...valid(), sweeper: { revisitLimit: -1 } });
+    expect(err.option).toBe('sweeper.revisitLimit');
+    expect(err.fix).toContain('0 (off)');
+    expect(configError({ ...valid(), sweeper: { revisitEveryMs: 10 } }).option).toBe('sweeper.revisitEveryMs');
+  });
+
   it('rejects a token secret equal to the gateway sign key', () => {
     const err = configError({ ...withOption('gateway.signKey', SECRET) });
     expect(err.option).toBe('tokenSecret');

@@ -36,6 +36,18 @@ describe('createKitMetrics', () => {
     expect(s.text).not.toContain('checkout_orders_pending');
   });
 
+  it('counts what each sweeper run changed, the revisit round\'s missed changes and errors with the rest', async () => {
+    const metrics = createKitMetrics();
+    metrics.sweepFinished({ settled: 2, expired: 1, errors: 1, revisits: { changed: 3, errors: 2 } });
+    metrics.sweepFinished({ settled: 0, expired: 0, errors: 0 });
+    const s = parseScrape(await metrics.text());
+    expect(s.value('checkout_sweeper_runs_total')).toBe(2);
+    expect(s.value('checkout_sweeper_settled_total', { result: 'settled' })).toBe(2);
+    expect(s.value('checkout_sweeper_settled_total', { result: 'expired' })).toBe(1);
+    expect(s.value('checkout_sweeper_settled_total', { result: 'missed_change' })).toBe(3);
+    expect(s.value('checkout_sweeper_settled_total', { result: 'error' })).toBe(3);
+  });
+
   it('reads pending orders and the hook outbox from the store when scraped', async () => {
     const store = createMemoryStore();
     const metrics = createKitMetrics({ store });
