@@ -35,8 +35,10 @@ export interface RevisitSweepReport {
 
 /** Where the round is in the list of revisited orders; kept by the sweeper between runs. */
 export interface RevisitCursor {
-  /** Orders (newest first) earlier runs of this pass have paged past; 0 starts a new pass. */
-  offset: number;
+  /** The next page holds orders created before this (ms, exclusive); null starts a new pass. */
+  before: number | null;
+  /** Ids already read at the last page's oldest millisecond, which the next page reads again. */
+  boundary: string[];
   /** When the current pass started (business clock, ms); null before the first. */
   passStartedAt: number | null;
 }
@@ -51,7 +53,7 @@ export interface RevisitSweepOptions {
   withinMs: number;
   /** A new pass over the list starts at most this often. */
   everyMs: number;
-  /** Orders read per run; 0 turns the round off. */
+  /** Orders read per run (a page); 0 turns the round off. */
   limit: number;
   /** Orders per query call. */
   batchSize: number;
@@ -64,17 +66,23 @@ export interface RevisitSweepOptions {
 export async function revisitSettledOrders(o: RevisitSweepOptions): Promise<RevisitSweepReport | null> {
   if (o.limit === 0) return null;
   const at = o.now().getTime();
-  if (o.cursor.offset === 0) {
-    if (o.cursor.passStartedAt !== null && at - o.cursor.passStartedAt < o.everyMs) return null;
-    o.cursor.passStartedAt = at;
+  const { cursor } = o;
+  if (cursor.before === null) {
+    if (cursor.passStartedAt !== null && at - cursor.passStartedAt < o.everyMs) return null;
+    cursor.passStartedAt = at;
   }
-  // Offset paging, newest first: an order that moves out of these states meanwhile may shift a
-  // page so another is looked at in the next pass instead; none is skipped for good.
-  const page = await o.store.list({ states: REVISITED_STATES, createdFrom: new Date(at - o.withinMs), limit: o.limit, offset: o.cursor.offset });
-  o.cursor.offset = page.length < o.limit ? 0 : o.cursor.offset + page.length;
+  // Keyset paging, newest first, by creation time: each page costs its own rows however deep the
+  // pass is (an offset would walk every earlier page again). One row more than the page is read
+  // to tell whether the page ends inside a millisecond.
+  const read = await o.store.list({
+    states: REVISITED_STATES, createdFrom: new Date(at - o.withinMs), ...(cursor.before === null ? {} : { createdTo: new Date(cursor.before) }), limit: o.limit + 1,
+  });
+  const page = read.slice(0, o.limit);
+  const fresh = page.filter((order) => !cursor.boundary.includes(order.id));
+  nextPage(cursor, page, read[o.limit]);
   // A capture claim is the capture round's (its answer may be on its way); a recent change may
   // still have its notification coming.
-  const due = page.filter((order) => order.updatedAt.getTime() <= at - o.stuckAfterMs && requestedCaptureOf(order) === undefined);
+  const due = fresh.filter((order) => order.updatedAt.getTime() <= at - o.stuckAfterMs && requestedCaptureOf(order) === undefined);
   if (due.length === 0) return null;
   const report: RevisitSweepReport = { checked: due.length, queries: 0, changed: 0, unknown: 0, errors: 0 };
   for (let i = 0; i < due.length; i += o.batchSize) {
@@ -84,6 +92,25 @@ export async function revisitSettledOrders(o: RevisitSweepOptions): Promise<Revi
     o.logger.warn({ orders: report.unknown }, 'The gateway does not know orders the shop holds as settled; left as they are (check gateway.merchantId and accountId)');
   }
   return report;
+}
+
+/**
+ * Moves the cursor past `page`; `next` is the order after it, if any. When `next` was created in
+ * the same millisecond as the page's oldest, the next page starts at the end of that millisecond
+ * and skips the ones already read. Only a page of one millisecond whose `next` is of it too (more
+ * orders than a page created at once, as in a bulk import) moves past the rest of it, to a later pass.
+ */
+function nextPage(cursor: RevisitCursor, page: readonly Order[], next: Order | undefined): void {
+  const oldest = page.at(-1)?.createdAt.getTime();
+  if (next === undefined || oldest === undefined) {
+    cursor.before = null;
+    cursor.boundary = [];
+    return;
+  }
+  const split = next.createdAt.getTime() === oldest;
+  const stuck = split && cursor.before !== null && oldest + 1 >= cursor.before;
+  cursor.before = split && !stuck ? oldest + 1 : oldest;
+  cursor.boundary = split && !stuck ? page.filter((order) => order.createdAt.getTime() === oldest).map((order) => order.id) : [];
 }
 
 async function revisitBatch(o: RevisitSweepOptions, batch: Order[], report: RevisitSweepReport): Promise<void> {

@@ -133,7 +133,7 @@ export function createSweeper(options: SweeperOptions): Sweeper {
   const revisitWithinMs = positive('revisitWithinMs', options.revisitWithinMs ?? 120 * 24 * 3_600_000);
   const revisitEveryMs = positive('revisitEveryMs', options.revisitEveryMs ?? 3_600_000);
   const revisitLimit = positive('revisitLimit', options.revisitLimit ?? 500, REVISIT_LIMIT_MAX, 0);
-  const revisitCursor: RevisitCursor = { offset: 0, passStartedAt: null };
+  const revisitCursor: RevisitCursor = { before: null, boundary: [], passStartedAt: null };
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? ((): Date => new Date());
 
