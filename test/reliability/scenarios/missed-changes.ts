@@ -8,9 +8,15 @@
  * transaction implies, nothing pending, each hook told once per change, and the late deliveries
  * changing nothing.
  */
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { toWireAmount } from '../../../server/gateway/money.js';
 import { createGatewayPort } from '../../../server/checkout/gateway-port.js';
+import { createReconcileEngine } from '../../../server/orders/engine.js';
+import type { ReconcileEngine } from '../../../server/orders/engine-types.js';
+import type { OrderStore } from '../../../server/orders/store.js';
+import { createPostgresStore } from '../../../server/orders/stores/postgres.js';
 import { createSweeper, type Sweeper } from '../../../server/orders/sweeper.js';
 import type { Order } from '../../../server/orders/types.js';
 import { PAYMENT_STATUS } from '../../../server/sandbox/wire/codes.js';
@@ -19,6 +25,7 @@ import { CardScanner } from '../support/card-scan.js';
 import { paidOrder, Staff } from '../support/refund-race.js';
 import { Report, type ScenarioResult } from '../support/result.js';
 import { createRng, pool, type Rng } from '../support/rng.js';
+import { recordingHooks } from '../support/shop-app.js';
 import { startShop, type Shop } from '../support/shop.js';
 import type { Size } from '../support/sizes.js';
 
@@ -43,11 +50,11 @@ async function problems(shop: Shop, orderNo: string): Promise<string[]> {
   return out;
 }
 
-/** Sweepers over the shop's kit, each a new pass on every run (the test's own clock of passes). */
-function revisitingSweeper(shop: Shop, owner: string): Sweeper {
+/** A sweeper over the shop's kit (or another instance's engine and store), each run a new pass. */
+function revisitingSweeper(shop: Shop, owner: string, other?: { engine: ReconcileEngine; store: OrderStore }): Sweeper {
   return createSweeper({
-    engine: shop.kit.engine, store: shop.kit.store, gateway: createGatewayPort(shop.kit.client), owner, logger: shop.kit.context.logger,
-    stuckAfterMs: 1, expireAfterMs: 2, revisitEveryMs: 1, revisitLimit: 1_000,
+    engine: other?.engine ?? shop.kit.engine, store: other?.store ?? shop.kit.store, gateway: createGatewayPort(shop.kit.client), owner,
+    logger: shop.kit.context.logger, stuckAfterMs: 1, expireAfterMs: 2, revisitEveryMs: 1, revisitLimit: 1_000,
   });
 }
 
@@ -87,18 +94,59 @@ async function act(shop: Shop, order: Order, plan: Plan, rng: Rng): Promise<{ po
   return made;
 }
 
+const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+
 export async function missedChanges(size: Size): Promise<ScenarioResult> {
   const report = new Report('missed-changes', 'Changes made at the gateway, notifications lost', size.name);
   const scanner = new CardScanner();
+  const figures = await raceOn('SQLite', size, report, scanner, null);
+  let stores = 'a SQLite file';
+  if (TEST_DATABASE_URL) {
+    // The second sweeper as another instance: its own pool, store and engine on the same schema.
+    const schema = `rel_missed_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    const ours = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 4 });
+    const others = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 4 });
+    try {
+      const mine = await createPostgresStore({ pool: ours, schema });
+      const theirs = await createPostgresStore({ pool: others, schema, migrate: false });
+      const pgFigures = await raceOn('PostgreSQL', size, report, scanner, { mine, theirs });
+      for (const [name, value] of Object.entries(pgFigures)) figures[`${name} (PostgreSQL)`] = value;
+      stores = 'a SQLite file, then on PostgreSQL with the second sweeper as another instance (its own pool, store and engine)';
+      await ours.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    } finally {
+      await Promise.all([ours.end(), others.end()]);
+    }
+  } else {
+    console.warn('\n*** reliability: missed changes on PostgreSQL SKIPPED: set TEST_DATABASE_URL ***\n');
+  }
+  for (const [name, value] of Object.entries(figures)) report.figure(name, value);
+  report.runs = size.missed.orders * (TEST_DATABASE_URL ? 2 : 1);
+  report.check('no card number, CVV or expiry in any row or log line', scanner.scanned, scanner.findings);
+  report.tried =
+    `${String(size.missed.orders)} paid orders, every notification lost: portal refunds (several, or of everything), chargebacks, and a staff refund ` +
+    `raced against a portal refund of the same order, while two sweepers revisited every settled order over and over and a quarter of the lost ` +
+    `notifications turned up ${String(size.missed.copies)} times each, shuffled; then one more pass and every lost notification delivered late. On ${stores}.`;
+  return report.finish();
+}
+
+/** One race on one store; checks go to `report`, named with `label`; returns its figures. */
+async function raceOn(
+  label: string, size: Size, report: Report, scanner: CardScanner, pgStores: { mine: OrderStore; theirs: OrderStore } | null,
+): Promise<Record<string, number>> {
   const rng = createRng(size.seed + 11);
-  const run = Date.now().toString(36);
+  const run = `${label.slice(0, 2)}${Date.now().toString(36)}`;
   const { orders: count, ordersInFlight, copies } = size.missed;
   const plans = Array.from({ length: count }, (_, i) => ({ orderNo: `MISSED-${run}-${String(i)}`, amount: 3_000 + rng.int(20_000), plan: PLANS[i % PLANS.length] as Plan }));
-  const shop = await startShop({ admin: true, notifyTimeScale: 0.00001 });
+  const shop = await startShop({ admin: true, notifyTimeScale: 0.00001, ...(pgStores === null ? {} : { store: pgStores.mine }) });
+  const figures: Record<string, number> = {};
   try {
     shop.sandbox.faults.add({ kind: 'dropNotification' });
     const paid = await pool(plans, ordersInFlight, (p) => paidOrder(shop, p.orderNo, p.amount));
-    const sweepers = [revisitingSweeper(shop, 'sweeper-a'), revisitingSweeper(shop, 'sweeper-b')];
+    const other = pgStores === null ? undefined : {
+      store: pgStores.theirs,
+      engine: createReconcileEngine({ store: pgStores.theirs, hooks: recordingHooks((c) => shop.hookCalls.push(c)), owner: 'other-instance' }),
+    };
+    const sweepers = [revisitingSweeper(shop, 'sweeper-a'), revisitingSweeper(shop, 'sweeper-b', other)];
     let racing = true;
     let passes = 0;
     const sweeping = sweepers.map(async (s) => {
@@ -137,7 +185,7 @@ export async function missedChanges(size: Size): Promise<ScenarioResult> {
     const final = await last.runOnce();
     await shop.kit.engine.outbox.runOnce();
     const after = (await Promise.all(plans.map((p) => problems(shop, p.orderNo)))).flat();
-    report.check('after one more pass, on every order the shop\'s refunded total, refund references and state equal the gateway\'s, nothing pending', plans.length, after);
+    report.check(`${label}: after one more pass, on every order the shop's refunded total, refund references and state equal the gateway's, nothing pending`, plans.length, after);
 
     // Every lost notification delivered late, shuffled: no money, state or hook may change (a
     // chargeback's reason, which the query does not give, may still be filled in).
@@ -157,10 +205,10 @@ export async function missedChanges(size: Size): Promise<ScenarioResult> {
       return now === before[i] ? null : `${p.orderNo}: ${before[i] ?? '?'} became ${now} on a late notification`;
     }))).filter((m): m is string => m !== null);
     const lateHooks = shop.hookCalls.slice(hooksBefore).filter((c) => plans.some((p) => p.orderNo === c.orderNo)).map((c) => `${c.orderNo}: ${c.hook} called on a late notification`);
-    report.check('every lost notification delivered late is acknowledged and changes no money, state or hook', late.length, [
+    report.check(`${label}: every lost notification delivered late is acknowledged and changes no money, state or hook`, late.length, [
       ...moved, ...lateHooks, ...lateStatuses.map((s, i) => (s === 200 ? null : `${late[i]?.order_no ?? '?'}: ${String(s)}`)).filter((m): m is string => m !== null),
     ]);
-    report.check('lost notifications that turned up during the race were acknowledged or asked to be retried', replayed, replayErrors);
+    report.check(`${label}: lost notifications that turned up during the race were acknowledged or asked to be retried`, replayed, replayErrors);
 
     // Each change told once: no hook delivered twice for one event, a chargeback told once.
     await shop.kit.engine.outbox.runOnce();
@@ -174,25 +222,19 @@ export async function missedChanges(size: Size): Promise<ScenarioResult> {
       const order = await shop.kit.store.getByOrderNo(p.orderNo);
       return order !== null && order.refundedAmount > 0 && !ours.some((c) => c.hook === 'onRefunded' && c.orderNo === p.orderNo) ? `${p.orderNo}: refunded, onRefunded never called` : null;
     }))).filter((m): m is string => m !== null);
-    report.check('every change was told to the shop\'s hooks, none twice', ours.length, [...twice, ...toldWrong, ...refundedUntold]);
+    report.check(`${label}: every change was told to the shop's hooks, none twice`, ours.length, [...twice, ...toldWrong, ...refundedUntold]);
 
-    report.runs = plans.length;
-    report.ordersLost = after.filter((m) => m.includes('missing')).length;
-    report.figure('orders', plans.length);
-    report.figure('portal refunds made', made.reduce((s, m) => s + m.portal, 0));
-    report.figure('staff refunds made', made.reduce((s, m) => s + m.staff, 0));
-    report.figure('chargebacks raised', chargebacks.length);
-    report.figure('revisit passes during the race', passes);
-    report.figure('lost notifications posted during the race', replayed);
-    report.figure('orders the last pass still changed', final.revisits?.changed ?? 0);
+    report.ordersLost += after.filter((m) => m.includes('missing')).length;
+    figures.orders = plans.length;
+    figures['portal refunds made'] = made.reduce((sum, m) => sum + m.portal, 0);
+    figures['staff refunds made'] = made.reduce((sum, m) => sum + m.staff, 0);
+    figures['chargebacks raised'] = chargebacks.length;
+    figures['revisit passes during the race'] = passes;
+    figures['lost notifications posted during the race'] = replayed;
+    figures['orders the last pass still changed'] = final.revisits?.changed ?? 0;
     shop.scan(scanner);
-    report.check('no card number, CVV or expiry in any row or log line', scanner.scanned, scanner.findings);
-    report.tried =
-      `${String(plans.length)} paid orders, every notification lost: portal refunds (several, or of everything), chargebacks, and a staff refund ` +
-      `raced against a portal refund of the same order, while two sweepers revisited every settled order over and over and a quarter of the lost ` +
-      `notifications turned up ${String(copies)} times each, shuffled; then one more pass and every lost notification delivered late.`;
   } finally {
     await shop.close();
   }
-  return report.finish();
+  return figures;
 }

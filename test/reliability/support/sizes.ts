@@ -47,7 +47,7 @@ export const FULL: Size = {
   fuzz: { casesPerRoute: 10_000, msPerRoute: 45_000 },
   security: { rateLimit: 30, signIn: { perAccount: 20, whileLocked: 40, windowMs: 60_000, sessionTtlMs: 10_000 } },
   refunds: { orders: 60, parallel: 10, copies: 3, ordersInFlight: 4 },
-  missed: { orders: 100, copies: 3, ordersInFlight: 8 },
+  missed: { orders: 300, copies: 3, ordersInFlight: 8 },
 };
 
 export const REDUCED: Size = {
