@@ -63,6 +63,8 @@ export function createGatewayPort(client: QueryClient): GatewayPort {
         if (ref.transactionId === null) asked.add(no);
         else deductions.set(ref.orderNo, (deductions.get(ref.orderNo) ?? new Map<string, string>()).set(ref.transactionId, no));
       }
+      /** When each fact's attempt was made (`transaction_date`), to break ties between attempts. */
+      const madeAt = new Map<string, number>();
       /** The first subscription transaction seen per order number: later ones under its recurring id are deductions. */
       const subscriptionOf = new Map<string, { recurringId: string; transactionId: string | null }>();
       if (asked.size > 0 || deductions.size > 0) {
@@ -89,16 +91,24 @@ export function createGatewayPort(client: QueryClient): GatewayPort {
           };
           const sub = q.subscription;
           if (recurringId !== null && sub !== null) fact.subscription = { recurringId, contractName: sub.contractName, period: sub.recurringDeductionPeriod };
-          // Several attempts under one order number: the most advanced one tells the truth.
+          // Several attempts under one order number: the most advanced one tells the truth, and of
+          // two as advanced (a declined attempt, then an authorisation voided), the later one.
           const seen = facts.get(q.orderNo);
-          if (seen === undefined || rankOfOutcome(fact) > rankOfOutcome(seen)) facts.set(q.orderNo, fact);
+          const at = q.transactionDate?.getTime() ?? Number.NEGATIVE_INFINITY;
+          const rank = seen === undefined ? 0 : rankOfOutcome(fact) - rankOfOutcome(seen);
+          if (seen === undefined || rank > 0 || (rank === 0 && at >= (madeAt.get(q.orderNo) ?? Number.NEGATIVE_INFINITY))) {
+            facts.set(q.orderNo, fact);
+            madeAt.set(q.orderNo, at);
+          }
         }
       }
-      // Refunded orders carry their refunds by reference, for the ledger; when the search fails
-      // they carry none, and the ledger is left as it is.
+      // Refunded orders carry their refunds by reference, for the ledger. When the search fails
+      // the whole answer does: a refunded or charged-back answer without its refunds would move the
+      // order past refunds nobody records (a charged-back order is not asked about again) or flag
+      // a refund as unreferenced. "Unknown" is not "none": the caller asks again later.
       const refunded = [...facts.values()].filter((f) => REFUND_OUTCOMES.has(f.outcome));
       const transactionOf = new Map(refunded.map((f) => [f.orderNo, f.transactionId]));
-      const lists = await searchRefunds(client, refunded.map((f) => f.orderNo), transactionOf).catch(() => new Map<string, RefundReport[]>());
+      const lists = await searchRefunds(client, refunded.map((f) => f.orderNo), transactionOf);
       for (const [orderNo, list] of lists) {
         const fact = facts.get(orderNo);
         if (fact !== undefined) fact.refunds = list;

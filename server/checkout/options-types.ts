@@ -78,7 +78,7 @@ export interface KitSweeperOptions {
   refundFailAfterMs?: number;
   /** How many live subscriptions each run asks the gateway about, paging through all of them run after run (default 500). */
   subscriptionScanLimit?: number;
-  /** Settled orders (authorized, paid, partially refunded) created this recently are asked about again, for changes made at the gateway whose notification was lost (default 120 days). */
+  /** Settled orders (authorized, paid, refunded, charged back) created this recently are asked about again, for changes made at the gateway whose notification was lost (default 120 days, at most 100 years). */
   revisitWithinMs?: number;
   /** A new pass over those orders starts at most this often (default 1 h). */
   revisitEveryMs?: number;

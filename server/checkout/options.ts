@@ -11,7 +11,7 @@ import { SIGNED_OPERATIONS } from '../gateway/signing.js';
 import { createCatalogue } from '../i18n/index.js';
 import { redactingLogger } from '../logging.js';
 import { OUTBOX_DEFAULTS } from '../orders/outbox-dispatcher.js';
-import { REVISIT_LIMIT_MAX } from '../orders/sweeper.js';
+import { REVISIT_LIMIT_MAX, REVISIT_WITHIN_MAX_MS } from '../orders/sweeper.js';
 import type { CheckoutKitOptions, ResolvedKitOptions } from './options-types.js';
 import { checkPublicUrlForProduction, checkStoreForProduction, defaultLogger } from './start-checks.js';
 
@@ -79,7 +79,7 @@ const FIXES: Record<string, string> = {
   'sweeper.refundSettleAfterMs': 'use a whole number of milliseconds of at least 1',
   'sweeper.refundFailAfterMs': 'use a whole number of milliseconds of at least 1',
   'sweeper.subscriptionScanLimit': `use a whole number from 1 to ${String(SUBSCRIPTION_SCAN_MAX)} (the live subscriptions asked about each run)`,
-  'sweeper.revisitWithinMs': 'use a whole number of milliseconds of at least 1 (settled orders created this recently are asked about again)',
+  'sweeper.revisitWithinMs': `use a whole number of milliseconds from 1 to ${String(REVISIT_WITHIN_MAX_MS)} (100 years; settled orders created this recently are asked about again)`,
   'sweeper.revisitEveryMs': 'use a whole number of milliseconds of at least 1000 (a new pass over settled orders starts at most this often)',
   'sweeper.revisitLimit': `use a whole number from 0 (off) to ${String(REVISIT_LIMIT_MAX)} (settled orders each run asks about again)`,
   outbox: 'pass { enabled, intervalMs, leaseMs, batchSize, maxAttempts, backoffMs, maxBackoffMs, waitMs, stopGraceMs } or leave outbox out',
@@ -153,7 +153,7 @@ const shape = {
     refundFailAfterMs: ms(1).optional(),
     subscriptionScanLimit: z.int().min(1).max(SUBSCRIPTION_SCAN_MAX).optional(),
     // Not timers: a window of days, beyond setTimeout's 24.8-day limit that `ms` keeps to.
-    revisitWithinMs: z.int().min(1).optional(),
+    revisitWithinMs: z.int().min(1).max(REVISIT_WITHIN_MAX_MS).optional(),
     revisitEveryMs: z.int().min(1000).optional(),
     revisitLimit: z.int().min(0).max(REVISIT_LIMIT_MAX).optional(),
   }).optional(),

@@ -63,7 +63,10 @@ export interface RefundReport {
 
 /** The engine's view of the gateway. Implementations chunk to the gateway's limit of 100. */
 export interface GatewayPort {
-  /** Answers only for the orders the gateway knows; an absent key means "not known". */
+  /**
+   * Answers only for the orders the gateway knows; an absent key means "not known". Rejects when
+   * the gateway could not be asked, or when refunded orders' refunds could not be listed.
+   */
   queryOrders(orderNos: string[]): Promise<Map<string, GatewayOrderFact>>;
   /**
    * The gateway's successful refunds of each order, by reference (refund search); every order

@@ -2,8 +2,9 @@
  * The sweeper's revisit round: money can move at the gateway after an order is settled without
  * the kit asking (a refund, capture or cancel made in the merchant portal, a chargeback), and the
  * shop learns of it only from a notification. When that notification never lands (dropped, or its
- * retries exhausted) nothing else would record it. So the orders where money can still move
- * (authorized, paid, partially_refunded), created within `withinMs`, are asked about again by
+ * retries exhausted) nothing else would record it. So the orders where money can still move or
+ * refunds can still be listed (authorized, paid, partially_refunded, refunded, chargeback),
+ * created within `withinMs`, are asked about again by
  * query, a page per run and the whole list at most once per `everyMs`, and every answer goes
  * through the engine as a query answer would: a refund the ledger misses is recorded, a capture,
  * cancel or chargeback moves the order. An order the gateway does not know is never changed.
@@ -16,16 +17,19 @@ import { requestedCaptureOf } from './state-machine.js';
 import type { OrderStore } from './store.js';
 import type { Order, OrderState } from './types.js';
 
-/** Settled states where the gateway can still move money without the kit. */
-export const REVISITED_STATES: readonly OrderState[] = ['authorized', 'paid', 'partially_refunded'];
+/**
+ * Settled states where the gateway can still move money without the kit: capture, cancel, refund,
+ * a chargeback (after a full refund too), and refunds listed on a charged-back order.
+ */
+export const REVISITED_STATES: readonly OrderState[] = ['authorized', 'paid', 'partially_refunded', 'refunded', 'chargeback'];
 
 /** What one run of the revisit round did: settled orders asked about again, and what their answers changed. */
 export interface RevisitSweepReport {
   /** Orders asked about again. */
   checked: number;
-  /** Gateway query calls made for them. */
+  /** Query calls made for them (each may bring one refund search more, for refunded and charged-back orders). */
   queries: number;
-  /** Orders the answer changed: a change at the gateway whose notification the shop had missed. */
+  /** Orders the answer changed (a move, refunds or details written): a change at the gateway whose notification the shop had missed. */
   changed: number;
   /** Orders the gateway did not know (left as they are, logged: a sign of a mixed-up account). */
   unknown: number;
@@ -133,8 +137,10 @@ async function revisitBatch(o: RevisitSweepOptions, batch: Order[], report: Revi
     }
     try {
       const result = await o.engine.apply(factFromAnswer(order.id, answer, 'sweeper', 'sweeper'), { known: order });
-      if (result.status === 'applied') report.changed++;
-      else if (result.status === 'rejected' || result.status === 'mismatch' || result.status === 'not_found') {
+      // Refund rows or details written where the state stays count too (a noop that wrote its event:
+      // the sweeper's facts carry no dedupe key, so nothing else writes one).
+      if (result.status === 'applied' || (result.status === 'noop' && result.event !== undefined)) report.changed++;
+      if (result.status === 'rejected' || result.status === 'mismatch' || result.status === 'not_found') {
         report.errors++;
         o.logger.warn({ orderId: order.id, status: result.status, reason: result.reason }, 'Sweeper could not apply the gateway\'s answer to a settled order');
       }

@@ -54,7 +54,7 @@ export interface SweeperOptions {
   refundFailAfterMs?: number;
   /** Live subscriptions each run asks the gateway about, paging through all of them run after run (a store without `listSubscriptions`: the newest orders looked at). Default 500. */
   subscriptionScanLimit?: number;
-  /** Settled orders (authorized, paid, partially refunded) created this recently are asked about again. Default 120 days. */
+  /** Settled orders (authorized, paid, refunded in part or in full, charged back) created this recently are asked about again (at most 100 years). Default 120 days. */
   revisitWithinMs?: number;
   /** A new pass over those orders starts at most this often. Default 1 h. */
   revisitEveryMs?: number;
@@ -116,6 +116,8 @@ function positive(name: string, value: number, max = Number.MAX_SAFE_INTEGER, mi
 
 /** The most settled orders one run may read for the revisit round. */
 export const REVISIT_LIMIT_MAX = 100_000;
+/** The longest revisit window, 100 years: a longer one would reach before the dates a store can hold. */
+export const REVISIT_WITHIN_MAX_MS = 100 * 365 * 24 * 3_600_000;
 
 export function createSweeper(options: SweeperOptions): Sweeper {
   const { engine, store, gateway } = options;
@@ -130,7 +132,7 @@ export function createSweeper(options: SweeperOptions): Sweeper {
   const subscriptionScanLimit = positive('subscriptionScanLimit', options.subscriptionScanLimit ?? 500);
   const subscriptionCursor: SubscriptionCursor = { after: undefined };
   const captureCursor: CaptureCursor = { offset: 0 };
-  const revisitWithinMs = positive('revisitWithinMs', options.revisitWithinMs ?? 120 * 24 * 3_600_000);
+  const revisitWithinMs = positive('revisitWithinMs', options.revisitWithinMs ?? 120 * 24 * 3_600_000, REVISIT_WITHIN_MAX_MS);
   const revisitEveryMs = positive('revisitEveryMs', options.revisitEveryMs ?? 3_600_000);
   const revisitLimit = positive('revisitLimit', options.revisitLimit ?? 500, REVISIT_LIMIT_MAX, 0);
   const revisitCursor: RevisitCursor = { before: null, boundary: [], passStartedAt: null };

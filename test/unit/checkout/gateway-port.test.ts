@@ -1,6 +1,6 @@
 /**
  * The engine's view of the gateway: the query says a payment was refunded but not how much; the
- * port adds the cumulative amount from the refund search, and leaves it unknown when that fails.
+ * port adds the refunds from the refund search, and fails the whole answer when that fails.
  */
 import { describe, expect, it } from 'vitest';
 import { createGatewayPort } from '../../../server/checkout/gateway-port.js';
@@ -52,10 +52,21 @@ describe('createGatewayPort', () => {
     await expect(down.searchRefunds!(['A'])).rejects.toThrow('down');
   });
 
-  it('leaves the amount unknown when the refund search fails', async () => {
+  it('rejects when the refund search of refunded orders fails: unknown is not none', async () => {
     const port = createGatewayPort(client(() => Promise.reject(new Error('down'))));
-    const facts = await port.queryOrders(['A', 'B', 'C']);
-    expect(facts.get('A')).toMatchObject({ outcome: 'partially_refunded' });
-    expect(facts.get('A')?.refunds).toBeUndefined();
+    await expect(port.queryOrders(['A', 'B', 'C'])).rejects.toThrow('down');
+  });
+
+  it('of several attempts under one order number, takes the most advanced, and of two as advanced the later one', async () => {
+    const attempt = (transactionId: string, outcome: string, date: string | null) => ({ orderNo: 'N', transactionId, outcome, amount: 1000, currency: 'EUR', transactionDate: date === null ? null : new Date(date) });
+    const port = (orders: unknown[]) => createGatewayPort({ queries: { transactions: () => Promise.resolve({ orders }), refunds: () => Promise.resolve({ refunds: [] }) } } as unknown as Pick<GatewayClient, 'queries'>);
+    // Declined first, then an authorisation voided: both "released", the void is the order's truth.
+    expect((await port([attempt('T1', 'declined', '2026-01-01T10:00:00Z'), attempt('T2', 'cancelled', '2026-01-01T10:05:00Z')]).queryOrders(['N'])).get('N')).toMatchObject({ transactionId: 'T2', outcome: 'cancelled' });
+    // Listed newest first: the dates decide, not the order of the list.
+    expect((await port([attempt('T2', 'cancelled', '2026-01-01T10:05:00Z'), attempt('T1', 'declined', '2026-01-01T10:00:00Z')]).queryOrders(['N'])).get('N')).toMatchObject({ transactionId: 'T2' });
+    // Without dates, the later listed.
+    expect((await port([attempt('T1', 'declined', null), attempt('T2', 'cancelled', null)]).queryOrders(['N'])).get('N')).toMatchObject({ transactionId: 'T2' });
+    // A paid attempt outranks a later declined one.
+    expect((await port([attempt('T1', 'approved', '2026-01-01T10:00:00Z'), attempt('T2', 'declined', '2026-01-01T10:05:00Z')]).queryOrders(['N'])).get('N')).toMatchObject({ transactionId: 'T1', outcome: 'approved' });
   });
 });
