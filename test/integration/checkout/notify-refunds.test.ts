@@ -67,6 +67,25 @@ describe('partial refund notifications', () => {
     expect(h.hookCount('onRefunded', order.orderNo)).toBe(onRefunded);
   });
 
+  it('while the refund search fails, a refund notification is answered 503 and changes nothing; its retry is recorded', async () => {
+    const order = await paidOrder('N-SEARCH-DOWN');
+    const [refund] = await h.kit.client.batch.refund([
+      { transaction_id: order.transactionId!, order_no: order.orderNo, currency: 'USD', amount: 2500, refund_amount: 800 },
+    ]);
+    expect(refund?.ok).toBe(true);
+    await h.sandbox.notifier.flush();
+    const held = h.sandbox.ledger.notifications().filter((n) => n.orderNo === order.orderNo && n.status === 'dropped' && n.fields.refund_amount !== undefined);
+    expect(held).toHaveLength(1);
+    h.sandbox.faults.add({ kind: 'http500', operation: 'retrievalRefund' });
+    expect((await post(held[0]!.fields)).status).toBe(503);
+    expect(await h.kit.store.get(order.id)).toMatchObject({ state: 'paid', refundedAmount: 0, attention: null, version: order.version });
+    expect(await h.kit.store.listRefunds(order.id)).toEqual([]);
+    h.sandbox.faults.clear();
+    expect((await post(held[0]!.fields)).status).toBe(200);
+    expect(await h.kit.store.get(order.id)).toMatchObject({ state: 'partially_refunded', refundedAmount: 800, attention: null });
+    expect(await h.kit.store.listRefunds(order.id)).toEqual([expect.objectContaining({ referenceId: refund!.element!.refund_reference_id, amount: 800, status: 'succeeded' })]);
+  });
+
   it('a refund staff made and its notification name one reference: counted once, whichever lands first', async () => {
     const order = await paidOrder('N-ADMIN-REFUND');
     const [refund] = await h.kit.client.batch.refund([
