@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../logging.js';
 import { redact } from '../logging.js';
+import { nextPageByCreation, type CreationCursor } from './creation-pages.js';
 import type { ReconcileEngine } from './engine-types.js';
 import { requestedCaptureOf } from './state-machine.js';
 import type { OrderStore } from './store.js';
@@ -30,18 +31,15 @@ export interface CaptureSweepOptions {
   cursor: CaptureCursor;
 }
 
-/** How many authorised orders (newest first) earlier rounds have paged past; 0 starts again. */
-export interface CaptureCursor {
-  offset: number;
-}
+/** Where the round is among the authorised orders (newest first); kept by the sweeper between rounds. */
+export type CaptureCursor = CreationCursor;
 
 /** Null when no authorised order holds a stale capture claim. */
 export async function sweepCaptureClaims(o: CaptureSweepOptions): Promise<CaptureSweepReport | null> {
   const before = o.now().getTime() - o.stuckAfterMs;
   // Page after page, round after round, so an old authorisation behind many newer ones is still
-  // looked at; a short page ends the list and the next round starts again from the newest.
-  const page = await o.store.list({ states: ['authorized'], limit: o.scanLimit, offset: o.cursor.offset });
-  o.cursor.offset = page.length < o.scanLimit ? 0 : o.cursor.offset + page.length;
+  // looked at; the last page ends the list and the next round starts again from the newest.
+  const page = await nextPageByCreation(o.store, { states: ['authorized'], limit: o.scanLimit }, o.cursor);
   const claimed = page.filter((order) => requestedCaptureOf(order) !== undefined && order.updatedAt.getTime() <= before);
   if (claimed.length === 0) return null;
   const report: CaptureSweepReport = { checked: claimed.length, settled: 0 };

@@ -11,6 +11,7 @@
  */
 import type { Logger } from '../logging.js';
 import { redact } from '../logging.js';
+import { nextPageByCreation, type CreationCursor } from './creation-pages.js';
 import { factFromAnswer } from './engine-facts.js';
 import type { GatewayPort, ReconcileEngine } from './engine-types.js';
 import { requestedCaptureOf } from './state-machine.js';
@@ -38,11 +39,7 @@ export interface RevisitSweepReport {
 }
 
 /** Where the round is in the list of revisited orders; kept by the sweeper between runs. */
-export interface RevisitCursor {
-  /** The next page holds orders created before this (ms, exclusive); null starts a new pass. */
-  before: number | null;
-  /** Ids already read at the last page's oldest millisecond, which the next page reads again. */
-  boundary: string[];
+export interface RevisitCursor extends CreationCursor {
   /** When the current pass started (business clock, ms); null before the first. */
   passStartedAt: number | null;
 }
@@ -75,15 +72,7 @@ export async function revisitSettledOrders(o: RevisitSweepOptions): Promise<Revi
     if (cursor.passStartedAt !== null && at - cursor.passStartedAt < o.everyMs) return null;
     cursor.passStartedAt = at;
   }
-  // Keyset paging, newest first, by creation time: each page costs its own rows however deep the
-  // pass is (an offset would walk every earlier page again). One row more than the page is read
-  // to tell whether the page ends inside a millisecond.
-  const read = await o.store.list({
-    states: REVISITED_STATES, createdFrom: new Date(at - o.withinMs), ...(cursor.before === null ? {} : { createdTo: new Date(cursor.before) }), limit: o.limit + 1,
-  });
-  const page = read.slice(0, o.limit);
-  const fresh = page.filter((order) => !cursor.boundary.includes(order.id));
-  nextPage(cursor, page, read[o.limit]);
+  const fresh = await nextPageByCreation(o.store, { states: REVISITED_STATES, createdFrom: new Date(at - o.withinMs), limit: o.limit }, cursor);
   // A capture claim is the capture round's (its answer may be on its way); a recent change may
   // still have its notification coming.
   const due = fresh.filter((order) => order.updatedAt.getTime() <= at - o.stuckAfterMs && requestedCaptureOf(order) === undefined);
@@ -96,25 +85,6 @@ export async function revisitSettledOrders(o: RevisitSweepOptions): Promise<Revi
     o.logger.warn({ orders: report.unknown }, 'The gateway does not know orders the shop holds as settled; left as they are (check gateway.merchantId and accountId)');
   }
   return report;
-}
-
-/**
- * Moves the cursor past `page`; `next` is the order after it, if any. When `next` was created in
- * the same millisecond as the page's oldest, the next page starts at the end of that millisecond
- * and skips the ones already read. Only a page of one millisecond whose `next` is of it too (more
- * orders than a page created at once, as in a bulk import) moves past the rest of it, to a later pass.
- */
-function nextPage(cursor: RevisitCursor, page: readonly Order[], next: Order | undefined): void {
-  const oldest = page.at(-1)?.createdAt.getTime();
-  if (next === undefined || oldest === undefined) {
-    cursor.before = null;
-    cursor.boundary = [];
-    return;
-  }
-  const split = next.createdAt.getTime() === oldest;
-  const stuck = split && cursor.before !== null && oldest + 1 >= cursor.before;
-  cursor.before = split && !stuck ? oldest + 1 : oldest;
-  cursor.boundary = split && !stuck ? page.filter((order) => order.createdAt.getTime() === oldest).map((order) => order.id) : [];
 }
 
 async function revisitBatch(o: RevisitSweepOptions, batch: Order[], report: RevisitSweepReport): Promise<void> {

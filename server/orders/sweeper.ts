@@ -22,6 +22,7 @@ import type { OrderStore } from './store.js';
 import { sweepPendingRefunds } from './sweeper-refunds.js';
 import type { RefundSweepReport } from './sweeper-refunds.js';
 import { sweepSubscriptions, type SubscriptionCursor, type SubscriptionSweepReport } from './sweeper-subscriptions.js';
+import { newCreationCursor } from './creation-pages.js';
 import { sweepCaptureClaims, type CaptureCursor, type CaptureSweepReport } from './sweeper-captures.js';
 import { revisitSettledOrders, type RevisitCursor, type RevisitSweepReport } from './sweeper-revisits.js';
 
@@ -131,11 +132,11 @@ export function createSweeper(options: SweeperOptions): Sweeper {
   const refundFailAfterMs = positive('refundFailAfterMs', options.refundFailAfterMs ?? 3_600_000);
   const subscriptionScanLimit = positive('subscriptionScanLimit', options.subscriptionScanLimit ?? 500);
   const subscriptionCursor: SubscriptionCursor = { after: undefined };
-  const captureCursor: CaptureCursor = { offset: 0 };
+  const captureCursor: CaptureCursor = newCreationCursor();
   const revisitWithinMs = positive('revisitWithinMs', options.revisitWithinMs ?? 120 * 24 * 3_600_000, REVISIT_WITHIN_MAX_MS);
   const revisitEveryMs = positive('revisitEveryMs', options.revisitEveryMs ?? 3_600_000);
   const revisitLimit = positive('revisitLimit', options.revisitLimit ?? 500, REVISIT_LIMIT_MAX, 0);
-  const revisitCursor: RevisitCursor = { before: null, boundary: [], passStartedAt: null };
+  const revisitCursor: RevisitCursor = { ...newCreationCursor(), passStartedAt: null };
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? ((): Date => new Date());
 
