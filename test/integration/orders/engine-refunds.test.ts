@@ -3,42 +3,13 @@
  * reservations raced by two engines never exceed what remains, and answers and notifications of
  * the same refunds, applied at once in any order, give one row per refund and the right total.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reserveRefund } from '../../../server/admin/gateway-actions.js';
 import { createReconcileEngine } from '../../../server/orders/engine.js';
-import type { OrderStore } from '../../../server/orders/store.js';
-import { createMemoryStore } from '../../../server/orders/stores/memory.js';
-import { createPostgresStore } from '../../../server/orders/stores/postgres.js';
-import { createSqliteStore } from '../../../server/orders/stores/sqlite.js';
-import { dropSchema, openPgTarget, uniqueSchema, type PgTarget } from '../stores/pg-target.js';
+import { kitStores } from '../stores/kit-stores.js';
 import { makeOrder, recordingHooks } from './fixtures.js';
 
-let dir: string;
-let pgTarget: PgTarget;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'engine-refunds-'));
-  pgTarget = await openPgTarget();
-});
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await pgTarget.end();
-});
-
-const stores: [string, () => Promise<{ store: OrderStore; done: () => Promise<void> }>][] = [
-  ['memory', () => Promise.resolve({ store: createMemoryStore(), done: () => Promise.resolve() })],
-  ['sqlite', () => {
-    const store = createSqliteStore({ path: join(dir, `${String(Date.now())}-${String(Math.random()).slice(2)}.sqlite`) });
-    return Promise.resolve({ store, done: () => store.close() });
-  }],
-  ['postgres', async () => {
-    const schema = uniqueSchema('refunds');
-    const store = await createPostgresStore({ pool: pgTarget.pool, schema });
-    return { store, done: () => dropSchema(pgTarget.pool, schema) };
-  }],
-];
+const stores = kitStores('engine-refunds');
 
 describe.each(stores)('refund ledger through the engine (%s)', (_name, open) => {
   it('ten reservations raced by two engines: only what fits is reserved, settled rows give the total', async () => {
