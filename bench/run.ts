@@ -72,7 +72,7 @@ const config = {
   smallSweepRepeats: quick ? 1 : 3,
   capture: 1000,
   /** Cap on the orders seeded for one measured run. */
-  maxOrders: quick ? 3000 : 60_000,
+  maxOrders: quick ? 3000 : 120_000,
 };
 const only = args.only === undefined ? null : new Set(args.only.split(','));
 const wanted = (name: string): boolean => only === null || only.has(name);
