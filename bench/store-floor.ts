@@ -4,7 +4,7 @@
  * its number, then one transition to `paid` with the same patch and event (its data and dedupe key
  * as long as the engine's) through the store's compare-and-set, answering once it is on disk. No
  * signature, validation, state machine or engine: what is left between this route and the durable
- * baseline is the data model (an indexed read, an event through two indexes, the order's
+ * baseline is the data model (an indexed read, an event through three indexes, the order's
  * update), and what is left between notify and this route is the kit's own work. render's: the
  * same for the hosted-page POST, which reads the order its pay token names and moves it
  * `created → pending` with the submission's data and dedupe key, one compare-and-set. pay_direct's:

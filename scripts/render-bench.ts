@@ -166,7 +166,7 @@ const lines: string[] = [
   '  the same patch and an event as large as the engine\'s (same fields, a dedupe key as long), answered once',
   '  on disk. No signature, validation or engine. Paired with the durable baseline like notify, it splits',
   '  notify\'s gap in two: `notify_store_ratio` is what the data model (an indexed read, an event through',
-  '  two indexes, the order\'s indexed update) leaves of the baseline\'s rate, the most `notify_ratio` could',
+  '  three indexes, the order\'s indexed update) leaves of the baseline\'s rate, the most `notify_ratio` could',
   '  reach with no kit code at all; `notify_over_store` is what the kit\'s own work leaves of that.',
   '- **pay_direct.** `POST /checkout/pay/:token` with a card, CSRF cookie and field and device data, each',
   '  for a fresh order: validation, the order marked submitted, `authorise` to the gateway process over',
